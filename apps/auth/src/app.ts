@@ -1,0 +1,88 @@
+import { createServiceMetrics, healthEndpoints, type Logger, requestLogging } from '@contacts/config';
+import { type Database, databaseProblem } from '@contacts/db';
+import Koa from 'koa';
+import mount from 'koa-mount';
+import type Provider from 'oidc-provider';
+import type { Configuration } from 'oidc-provider';
+import type { AuthConfig } from './config';
+import { csrfSeed } from './http/csrf';
+import { databaseOutage } from './http/database-outage';
+import { discoveryScopes } from './http/discovery-scopes';
+import { recordPersonalTokenUse } from './http/introspection-usage';
+import { securityHeaders } from './http/security-headers';
+import { tokenJsonBody } from './http/token-json-body';
+import { tokenRateLimit } from './http/token-rate-limit';
+import { unknownMethods } from './http/unknown-methods';
+import { auditTrail } from './lib/audit';
+import { type PersonalTokens, personalTokens } from './lib/personal-tokens';
+import { signInGuard } from './lib/sign-in-guard';
+import { auditRefreshTokenReuse } from './provider/events';
+import { createProvider } from './provider/index';
+import { assets } from './routes/assets';
+import { interactionErrors, interactionRoutes } from './routes/interaction';
+import { settingsRoutes } from './routes/settings';
+import { signInRoutes } from './routes/sign-in';
+import type { AuthServices } from './services';
+
+export interface AuthServerDependencies {
+  db: Database;
+  config: AuthConfig;
+  logger: Logger;
+  /** Adjusts oidc-provider's configuration (the benchmarks compare it with an in-memory adapter). */
+  configureProvider?: (configuration: Configuration) => Configuration;
+}
+
+export interface AuthServer {
+  app: Koa;
+  provider: Provider;
+  personalTokens: PersonalTokens;
+  close(): Promise<void>;
+}
+
+/**
+ * The authorization server: oidc-provider (mounted at the root; its endpoints are under /oauth
+ * and /.well-known) and around it the member-facing pages: sign-in, consent, developer settings.
+ */
+export async function createAuthServer({
+  db,
+  config,
+  logger,
+  configureProvider,
+}: AuthServerDependencies): Promise<AuthServer> {
+  const provider = createProvider({ db, config, logger }, configureProvider);
+  const tokens = personalTokens(provider, db);
+  const audit = auditTrail(db, logger);
+  auditRefreshTokenReuse(provider, audit);
+  const services: AuthServices = {
+    db,
+    provider,
+    personalTokens: tokens,
+    audit,
+    signInGuard: signInGuard(db),
+    logger,
+    secureCookies: config.secureCookies,
+  };
+
+  // The provider runs inside this app's context, so both must sign cookies with the same keys.
+  const app = new Koa({ proxy: true, keys: config.secrets.cookieKeys });
+  app.use(requestLogging(logger));
+  app.use(createServiceMetrics({ service: 'auth', pool: () => db.client.pool }).middleware);
+  app.use(healthEndpoints({ database: () => databaseProblem(db) }));
+  app.use(securityHeaders);
+  app.use(unknownMethods);
+  app.use(databaseOutage(provider, logger));
+  app.use(assets);
+  app.use(discoveryScopes);
+  app.use(tokenJsonBody);
+  app.use(tokenRateLimit(db, config.tokenRateLimit, logger));
+  app.use(recordPersonalTokenUse(db, audit));
+  app.use(interactionErrors);
+  app.use(csrfSeed(config.secrets.cookieKeys, config.secureCookies));
+  for (const router of [signInRoutes(services), settingsRoutes(services), interactionRoutes(services)]) {
+    app.use(router.routes());
+    app.use(router.allowedMethods());
+  }
+  app.use(mount(provider));
+
+  return { app, provider, personalTokens: tokens, close: async () => {} };
+}

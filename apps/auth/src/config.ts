@@ -1,0 +1,47 @@
+import {
+  integerFrom,
+  loadSharedSecrets,
+  type RateLimit,
+  rateLimitFrom,
+  type SharedSecrets,
+  urlFrom,
+} from '@contacts/config';
+import { dataDirectory } from '@contacts/db';
+
+export interface AuthConfig {
+  /** The public base URL, which is also the OAuth issuer. */
+  issuer: string;
+  port: number;
+  secrets: SharedSecrets;
+  /** Seconds. */
+  accessTokenTtl: number;
+  refreshTokenTtl: number;
+  /** How long one consent (a Grant) lasts without use; each refresh extends nothing beyond it. */
+  grantTtl: number;
+  /** Whether cookies must be Secure (true whenever the issuer is https). */
+  secureCookies: boolean;
+  /** Token requests per client (TOKEN_RATE_LIMIT per TOKEN_RATE_LIMIT_WINDOW seconds); undefined: no limit. */
+  tokenRateLimit?: RateLimit | undefined;
+  /** Seconds a rotated refresh token is still accepted (REFRESH_TOKEN_REUSE_GRACE_SECONDS; 0: never). */
+  refreshTokenReuseGrace?: number | undefined;
+}
+
+const DAY = 24 * 60 * 60;
+
+export async function loadAuthConfig(env: NodeJS.ProcessEnv, defaults: { port: number }): Promise<AuthConfig> {
+  const port = integerFrom(env, 'PORT', defaults.port);
+  const issuer = urlFrom(env, 'PUBLIC_URL', `http://localhost:${port}`);
+  const accessTokenTtl = integerFrom(env, 'ACCESS_TOKEN_TTL', 14 * DAY);
+  const refreshTokenTtl = integerFrom(env, 'REFRESH_TOKEN_TTL', 30 * DAY);
+  return {
+    issuer,
+    port,
+    secrets: await loadSharedSecrets(env, dataDirectory(env)),
+    accessTokenTtl,
+    refreshTokenTtl,
+    grantTtl: integerFrom(env, 'GRANT_TTL', 365 * DAY),
+    secureCookies: issuer.startsWith('https://'),
+    tokenRateLimit: rateLimitFrom(env, 'TOKEN_RATE_LIMIT', 300),
+    refreshTokenReuseGrace: integerFrom(env, 'REFRESH_TOKEN_REUSE_GRACE_SECONDS', 0, 0),
+  };
+}

@@ -1,0 +1,65 @@
+import type { Logger, RateLimit } from '@contacts/config';
+import { type Database, sharedRateLimiter } from '@contacts/db';
+import type { Context, Next } from 'koa';
+import { readTokenRequestBody } from './token-body';
+
+/**
+ * The token endpoint's rate limit per client (its client_id, from the Basic header or the
+ * body; the caller's IP address when it names none), counted in PostgreSQL so that every replica
+ * shares it; when PostgreSQL does not answer within a second, each process counts in memory.
+ * A form body is read here to find the client_id and handed to oidc-provider already read (as
+ * tokenJsonBody does for JSON), so the provider parses exactly the same bytes.
+ * Answers carry RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; over the limit:
+ * 429 {"error":"rate_limited","error_description"} with Retry-After.
+ */
+export function tokenRateLimit(db: Database, limit: RateLimit | undefined, logger: Logger) {
+  if (!limit) return (_ctx: Context, next: Next) => next();
+  const consume = sharedRateLimiter(db, limit, 'token_client', (message) => logger.warn(message));
+
+  return async function rateLimitTokenEndpoint(ctx: Context, next: Next) {
+    if (ctx.method !== 'POST' || ctx.path !== '/oauth/token') return next();
+    // Where oidc-provider looks for a body read upstream (koa-body's typing of it is narrower).
+    const req = ctx.req as unknown as { body?: unknown };
+    if (req.body === undefined && ctx.is('application/x-www-form-urlencoded')) {
+      try {
+        req.body = await readTokenRequestBody(ctx);
+      } catch {
+        ctx.status = 400;
+        ctx.body = { error: 'invalid_request', error_description: 'failed to parse the request body' };
+        return;
+      }
+    }
+    const key = clientIdOf(ctx.get('authorization'), req.body) ?? `ip:${ctx.ip}`;
+    const verdict = await consume(key.slice(0, 200));
+    if (verdict && !verdict.allowed) {
+      const reset = verdict.headers['RateLimit-Reset'];
+      ctx.set({ ...verdict.headers, 'Retry-After': reset, 'Cache-Control': 'no-store' });
+      ctx.status = 429;
+      ctx.body = {
+        error: 'rate_limited',
+        error_description: `too many token requests for this client; try again in ${reset} s`,
+      };
+      return;
+    }
+    if (verdict) ctx.set(verdict.headers);
+    await next();
+  };
+}
+
+/** The client_id of HTTP Basic credentials (form-encoded, RFC 6749 §2.3.1), else of the body. */
+function clientIdOf(authorization: string, body: unknown): string | undefined {
+  const basic = /^Basic +([A-Za-z0-9+/=]+) *$/i.exec(authorization)?.[1];
+  if (basic) {
+    const user = Buffer.from(basic, 'base64').toString('utf8').split(':')[0] ?? '';
+    try {
+      const id = decodeURIComponent(user.replace(/\+/g, ' '));
+      if (id) return id;
+    } catch {
+      // Malformed percent-encoding: the provider refuses it; counted by the body or address.
+    }
+  }
+  let fromBody: unknown;
+  if (Buffer.isBuffer(body)) fromBody = new URLSearchParams(body.toString('utf8')).get('client_id');
+  else if (body !== null && typeof body === 'object') fromBody = (body as Record<string, unknown>).client_id;
+  return typeof fromBody === 'string' && fromBody !== '' ? fromBody : undefined;
+}

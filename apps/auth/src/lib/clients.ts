@@ -1,0 +1,94 @@
+import {
+  type Database,
+  deleteOAuthClient,
+  findMemberById,
+  findOwnedOAuthClient,
+  insertOAuthClient,
+  listOAuthClientsOf,
+  type OAuthClientRow,
+  revokeOidcModels,
+  updateOAuthClientSecret,
+} from '@contacts/db';
+import { generateClientId, generateClientSecret, hashClientSecret } from './client-secrets';
+import { InputError, requirePositiveInteger, requireText } from './validation';
+
+/** What a member sees once, right after registering an application or rotating its secret. */
+export interface RegisteredClient {
+  client_id: string;
+  client_secret?: string;
+  redirect_uris: string[];
+}
+
+/**
+ * Redirect URIs are matched exactly, so they must be exact: absolute, no fragment, and https
+ * unless they point at the developer's own machine (RFC 9700 §2.1; RFC 8252 §7.3).
+ */
+export function validateRedirectUri(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new InputError(`"${value}" is not an absolute URL.`, 'redirect_uris');
+  }
+  if (url.hash) throw new InputError(`"${value}" must not contain a fragment (#…).`, 'redirect_uris');
+  const local = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local)) {
+    throw new InputError(
+      `"${value}" must use https (http is allowed only for localhost and 127.0.0.1).`,
+      'redirect_uris',
+    );
+  }
+  return value.trim();
+}
+
+export async function registerClient(
+  db: Database,
+  input: { ownerId: unknown; name: unknown; redirectUris: unknown; isPublic?: boolean },
+): Promise<RegisteredClient> {
+  const ownerId = requirePositiveInteger(input.ownerId, 'owner', 'Owner');
+  const name = requireText(input.name, 'name', 'Name', 100);
+  const list = (Array.isArray(input.redirectUris) ? input.redirectUris : [input.redirectUris])
+    .flatMap((value) => (typeof value === 'string' ? value.split(/\s+/) : []))
+    .filter(Boolean);
+  if (list.length === 0) throw new InputError('Add at least one redirect URI.', 'redirect_uris');
+  if (list.length > 10) throw new InputError('At most 10 redirect URIs.', 'redirect_uris');
+  const redirectUris = [...new Set(list.map(validateRedirectUri))];
+  if (!(await findMemberById(db, ownerId))) throw new InputError(`No member has id ${ownerId}.`, 'owner');
+  const secret = input.isPublic ? undefined : generateClientSecret();
+  const row = await insertOAuthClient(db, {
+    client_id: generateClientId(),
+    owner_id: ownerId,
+    name,
+    secret_hash: secret ? hashClientSecret(secret) : null,
+    redirect_uris: redirectUris,
+    is_public: Boolean(input.isPublic),
+  });
+  return { client_id: row.client_id, ...(secret ? { client_secret: secret } : {}), redirect_uris: row.redirect_uris };
+}
+
+export function listClients(db: Database, ownerId: number): Promise<OAuthClientRow[]> {
+  return listOAuthClientsOf(db, ownerId);
+}
+
+/** A new secret (shown once); the old one stops working and every token issued to the client is revoked. */
+export async function rotateClientSecret(db: Database, ownerId: number, clientId: string): Promise<RegisteredClient> {
+  const client = await findOwnedOAuthClient(db, ownerId, clientId);
+  if (!client) throw new InputError('No such application.', 'client_id');
+  if (client.is_public) throw new InputError('A public application has no secret to rotate.', 'client_id');
+  const secret = generateClientSecret();
+  await db.transaction(async (trx) => {
+    await updateOAuthClientSecret(trx, clientId, hashClientSecret(secret));
+    await revokeOidcModels(trx, { clientId });
+  });
+  return { client_id: clientId, client_secret: secret, redirect_uris: client.redirect_uris };
+}
+
+/** Deletes the application and revokes every token, code and consent issued to it. */
+export async function deleteClient(db: Database, ownerId: number, clientId: string): Promise<void> {
+  const client = await findOwnedOAuthClient(db, ownerId, clientId);
+  if (!client) throw new InputError('No such application.', 'client_id');
+  await db.transaction(async (trx) => {
+    await revokeOidcModels(trx, { clientId });
+    await deleteOAuthClient(trx, clientId);
+  });
+}

@@ -1,0 +1,118 @@
+import {
+  type Database,
+  findPersonalAccessToken,
+  insertPersonalAccessToken,
+  listPersonalAccessTokensOf,
+  markPersonalAccessTokenRevoked,
+  type PersonalAccessTokenRow,
+  revokeOidcModels,
+  tokenHash,
+} from '@contacts/db';
+import type Provider from 'oidc-provider';
+import { PERSONAL_ACCESS_CLIENT_ID } from '../provider/clients';
+import { CONTACTS_API_RESOURCE, SUPPORTED_SCOPES } from '../provider/scopes';
+import { InputError, requireText } from './validation';
+
+export const PERSONAL_TOKEN_MAX_DAYS = 60;
+const DAY = 24 * 60 * 60;
+
+export interface CreatedPersonalToken {
+  id: number;
+  /** The token itself: shown once, never stored. */
+  token: string;
+  expires_at: string;
+}
+
+/**
+ * Personal access tokens are ordinary opaque access tokens minted through oidc-provider for
+ * the internal personal-access client, each under a Grant of its own: the introspection
+ * endpoint accepts them like any other token, and revoking one needs only its grant id.
+ */
+export function personalTokens(provider: Provider, db: Database) {
+  return {
+    async create(
+      memberId: number,
+      input: { name: unknown; scopes?: unknown; days?: unknown },
+    ): Promise<CreatedPersonalToken> {
+      const name = requireText(input.name, 'name', 'Name', 100);
+      const scopes = parseScopes(input.scopes);
+      const days = parseDays(input.days);
+      const expiresIn = days * DAY;
+
+      const grant = new provider.Grant({ accountId: String(memberId), clientId: PERSONAL_ACCESS_CLIENT_ID });
+      grant.addResourceScope(CONTACTS_API_RESOURCE, scopes.join(' '));
+      // Grant#save takes a lifetime (seconds) although the type definitions omit it: the consent
+      // behind a personal token lives exactly as long as the token.
+      const grantId = await (grant.save as (ttl?: number) => Promise<string>).call(grant, expiresIn);
+      const client = await provider.Client.find(PERSONAL_ACCESS_CLIENT_ID);
+      if (!client) throw new Error('the personal-access client is missing');
+
+      const accessToken = new provider.AccessToken({
+        accountId: String(memberId),
+        client,
+        grantId,
+        gty: 'personal_access_token',
+        scope: scopes.join(' '),
+        expiresIn,
+        resourceServer: new provider.ResourceServer(CONTACTS_API_RESOURCE, {
+          scope: SUPPORTED_SCOPES.join(' '),
+          accessTokenFormat: 'opaque',
+        }),
+      });
+      const token = await accessToken.save();
+      // exp is computed while saving; read it back rather than guess the second it was taken at.
+      const saved = await provider.AccessToken.find(token);
+      if (!saved?.exp) throw new Error('the personal access token was not stored');
+      const expiresAt = new Date(saved.exp * 1000);
+      try {
+        const row = await insertPersonalAccessToken(db, {
+          member_id: memberId,
+          name,
+          token_hash: tokenHash(token),
+          grant_id: grantId,
+          scopes,
+          expires_at: expiresAt,
+        });
+        return { id: row.id, token, expires_at: expiresAt.toISOString() };
+      } catch (error) {
+        await revokeOidcModels(db, { clientId: PERSONAL_ACCESS_CLIENT_ID, grantId });
+        throw error;
+      }
+    },
+
+    list(memberId: number): Promise<PersonalAccessTokenRow[]> {
+      return listPersonalAccessTokensOf(db, memberId);
+    },
+
+    /** Revokes the member's token; the contacts API refuses it on the next request. */
+    async revoke(memberId: number, id: number): Promise<void> {
+      const row = await findPersonalAccessToken(db, memberId, id);
+      if (!row) throw new InputError('No such token.', 'id');
+      await db.transaction(async (trx) => {
+        await markPersonalAccessTokenRevoked(trx, row.id);
+        await revokeOidcModels(trx, { clientId: PERSONAL_ACCESS_CLIENT_ID, grantId: row.grant_id });
+      });
+    },
+  };
+}
+
+export type PersonalTokens = ReturnType<typeof personalTokens>;
+
+function parseScopes(value: unknown): string[] {
+  const list = (Array.isArray(value) ? value : [value ?? '*'])
+    .flatMap((item) => (typeof item === 'string' ? item.split(/[\s,]+/) : []))
+    .filter(Boolean);
+  if (list.length === 0) throw new InputError('Choose at least one scope.', 'scopes');
+  const unknown = list.filter((scope) => !SUPPORTED_SCOPES.includes(scope));
+  if (unknown.length > 0) throw new InputError(`Unknown scope: ${unknown.join(', ')}.`, 'scopes');
+  return [...new Set(list)];
+}
+
+function parseDays(value: unknown): number {
+  if (value === undefined || value === '' || value === null) return PERSONAL_TOKEN_MAX_DAYS;
+  const days = typeof value === 'number' ? value : /^\d+$/.test(String(value)) ? Number(value) : Number.NaN;
+  if (!Number.isInteger(days) || days < 1 || days > PERSONAL_TOKEN_MAX_DAYS) {
+    throw new InputError(`The expiry must be a whole number of days from 1 to ${PERSONAL_TOKEN_MAX_DAYS}.`, 'days');
+  }
+  return days;
+}

@@ -1,0 +1,39 @@
+/** A problem with what a member or operator entered, with a message meant for them. */
+export class InputError extends Error {
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+// Deliberately simple: one @, something on each side, a dot in the domain, no spaces.
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function requireEmail(value: unknown, field = 'email'): string {
+  const email = typeof value === 'string' ? value.trim() : '';
+  if (!EMAIL.test(email) || email.length > 254) throw new InputError('Enter a valid e-mail address.', field);
+  return email;
+}
+
+export function requireText(value: unknown, field: string, label: string, max = 255): string {
+  const text = typeof value === 'string' ? value.trim() : '';
+  if (text === '') throw new InputError(`${label} is required.`, field);
+  if (text.length > max) throw new InputError(`${label} must be at most ${max} characters.`, field);
+  return text;
+}
+
+export function requirePassword(value: unknown, field = 'password'): string {
+  const password = typeof value === 'string' ? value : '';
+  if (password.length < 8) throw new InputError('The password must be at least 8 characters.', field);
+  if (password.length > 1024) throw new InputError('The password must be at most 1024 characters.', field);
+  return password;
+}
+
+export function requirePositiveInteger(value: unknown, field: string, label: string): number {
+  const number =
+    typeof value === 'number' ? value : typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(number) || number < 1) throw new InputError(`${label} must be a positive integer.`, field);
+  return number;
+}

@@ -1,0 +1,49 @@
+import { type AdapterPayload, type Database, findOAuthClient } from '@contacts/db';
+import type { AuthConfig } from '../config';
+import { hashClientSecret } from '../lib/client-secrets';
+
+/** The internal client that owns personal access tokens; it can never take part in a flow. */
+export const PERSONAL_ACCESS_CLIENT_ID = 'personal-access-tokens';
+
+/**
+ * Client metadata as oidc-provider expects it, from three sources: the contacts API's own
+ * client (from configuration), the internal personal-access client, and the applications
+ * members registered (oauth_clients). `client_secret` holds the secret's hash; see
+ * compareClientSecret in provider/index.ts.
+ */
+export function clientMetadataSource(db: Database, config: AuthConfig) {
+  const introspectionClient: AdapterPayload = {
+    client_id: config.secrets.introspectionClientId,
+    client_secret: hashClientSecret(config.secrets.introspectionClientSecret),
+    client_name: 'Contacts API',
+    grant_types: [],
+    response_types: [],
+    redirect_uris: [],
+    token_endpoint_auth_method: 'client_secret_basic',
+  };
+  const personalAccessClient: AdapterPayload = {
+    client_id: PERSONAL_ACCESS_CLIENT_ID,
+    client_name: 'Personal access token',
+    grant_types: [],
+    response_types: [],
+    redirect_uris: [],
+    token_endpoint_auth_method: 'none',
+  };
+
+  return async function findClient(clientId: string): Promise<AdapterPayload | undefined> {
+    if (clientId === introspectionClient.client_id) return introspectionClient;
+    if (clientId === PERSONAL_ACCESS_CLIENT_ID) return personalAccessClient;
+    const row = await findOAuthClient(db, clientId);
+    if (!row) return undefined;
+    return {
+      client_id: row.client_id,
+      client_name: row.name,
+      ...(row.is_public ? {} : { client_secret: row.secret_hash }),
+      redirect_uris: row.redirect_uris,
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: row.is_public ? 'none' : 'client_secret_basic',
+      owner_id: row.owner_id,
+    };
+  };
+}

@@ -1,0 +1,119 @@
+import type { Logger } from '@contacts/config';
+import { createOidcAdapterClass, type Database, findMemberById } from '@contacts/db';
+import { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
+import type { AuthConfig } from '../config';
+import { clientMetadataSource } from './clients';
+import { existingGrantLoader } from './grants';
+import { renderErrorPage } from './render-error';
+import { CONTACTS_API_RESOURCE, SUPPORTED_SCOPES, unknownScopes } from './scopes';
+
+export interface ProviderDependencies {
+  db: Database;
+  config: AuthConfig;
+  logger: Logger;
+}
+
+/**
+ * oidc-provider as a plain OAuth 2.0 authorization server for one resource server (the
+ * contacts API): authorization code (PKCE optional for confidential clients, required for
+ * public ones), refresh tokens rotated on every use, opaque access tokens, introspection and
+ * revocation. OpenID Connect extras that nobody here uses are switched off.
+ */
+export function providerConfiguration({ db, config }: ProviderDependencies): Configuration {
+  const introspectionClientId = config.secrets.introspectionClientId;
+  return {
+    adapter: createOidcAdapterClass(db, {
+      findClient: clientMetadataSource(db, config),
+      consumedTwiceError: (model) =>
+        new errors.InvalidGrant(
+          model === 'RefreshToken' ? 'refresh token already used' : 'authorization code already consumed',
+        ),
+      refreshTokenReuseGrace: config.refreshTokenReuseGrace,
+    }),
+    jwks: config.secrets.jwks as Configuration['jwks'],
+    cookies: {
+      keys: config.secrets.cookieKeys,
+      long: { httpOnly: true, sameSite: 'lax', secure: config.secureCookies },
+      short: { httpOnly: true, sameSite: 'lax', secure: config.secureCookies },
+    },
+    routes: {
+      authorization: '/oauth/authorize',
+      token: '/oauth/token',
+      introspection: '/oauth/introspect',
+      revocation: '/oauth/revoke',
+      jwks: '/oauth/jwks',
+    },
+    responseTypes: ['code'],
+    scopes: [],
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
+    allowOmittingSingleRegisteredRedirectUri: false,
+    pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' },
+    async findAccount(_ctx, id) {
+      const memberId = Number(id);
+      const member = Number.isSafeInteger(memberId) ? await findMemberById(db, memberId) : undefined;
+      if (!member) return undefined;
+      return { accountId: String(member.id), claims: async () => ({ sub: String(member.id) }) };
+    },
+    interactions: { url: async (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    loadExistingGrant: existingGrantLoader(db),
+    // Refresh tokens without offline_access, rotated on every use, never tied to the browser session.
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    expiresWithSession: async () => false,
+    rotateRefreshToken: true,
+    ttl: {
+      AccessToken: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? config.accessTokenTtl,
+      AuthorizationCode: 60,
+      RefreshToken: () => config.refreshTokenTtl,
+      Grant: () => config.grantTtl,
+      Interaction: 60 * 60,
+      Session: 14 * 24 * 60 * 60,
+    },
+    extraTokenClaims: async (_ctx, token) => ({
+      personal_access_token: 'gty' in token && token.gty === 'personal_access_token',
+    }),
+    // Tokens are opaque and no ID token is ever issued; this only satisfies client validation.
+    clientDefaults: {
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      id_token_signed_response_alg: 'ES256',
+    },
+    features: {
+      devInteractions: { enabled: false },
+      userinfo: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      // PAR and DPoP are good practice, but no client of this service uses them; off until one does.
+      pushedAuthorizationRequests: { enabled: false },
+      dPoP: { enabled: false },
+      introspection: {
+        enabled: true,
+        // The contacts API may ask about any token; any other client only about its own.
+        allowedPolicy: async (_ctx, client, token) =>
+          client.clientId === introspectionClientId || client.clientId === token.clientId,
+      },
+      revocation: {
+        enabled: true,
+        // RFC 7009 §2.1: a client may revoke only its own tokens; anything else is silently ignored.
+        allowedPolicy: async (_ctx, client, token) => client.clientId === token.clientId,
+      },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async () => CONTACTS_API_RESOURCE,
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async (ctx: KoaContextWithOIDC, resource) => {
+          if (resource !== CONTACTS_API_RESOURCE) throw new errors.InvalidTarget();
+          if (ctx.oidc.route === 'authorization') {
+            const unknown = unknownScopes(ctx.oidc.params?.scope as string | undefined);
+            if (unknown.length > 0)
+              throw new errors.InvalidScope('requested scope is not supported', unknown.join(' '));
+          }
+          return {
+            scope: SUPPORTED_SCOPES.join(' '),
+            accessTokenFormat: 'opaque',
+            accessTokenTTL: config.accessTokenTtl,
+          };
+        },
+      },
+    },
+    renderError: renderErrorPage,
+  };
+}

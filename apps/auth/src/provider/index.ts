@@ -1,0 +1,19 @@
+import Provider, { type Configuration } from 'oidc-provider';
+import { clientSecretMatches } from '../lib/client-secrets';
+import { type ProviderDependencies, providerConfiguration } from './configuration';
+import { logProviderEvents } from './events';
+
+/** `configure` adjusts the configuration before use (the benchmarks swap in an in-memory adapter). */
+export function createProvider(
+  dependencies: ProviderDependencies,
+  configure: (configuration: Configuration) => Configuration = (configuration) => configuration,
+): Provider {
+  const provider = new Provider(dependencies.config.issuer, configure(providerConfiguration(dependencies)));
+  provider.proxy = true;
+  // client_secret holds a hash (see provider/clients.ts), so secrets are compared by hash.
+  provider.Client.prototype.compareClientSecret = async function compareClientSecret(actual: string) {
+    return typeof this.clientSecret === 'string' && clientSecretMatches(this.clientSecret, actual);
+  };
+  logProviderEvents(provider, dependencies.logger);
+  return provider;
+}

@@ -1,0 +1,136 @@
+import { findMemberById, findOAuthClient } from '@contacts/db';
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { errors } from 'oidc-provider';
+import type { CsrfState } from '../http/csrf';
+import { currentMember } from '../lib/member-sessions';
+import { CONTACTS_API_RESOURCE, SCOPE_DESCRIPTIONS } from '../provider/scopes';
+import type { AuthServices } from '../services';
+import { consentPage } from '../views/consent';
+import { errorPage } from '../views/error';
+import { signInPage } from '../views/sign-in';
+import { formBody } from './form-body';
+import { signInFromForm } from './sign-in-form';
+
+/**
+ * The member's side of /oauth/authorize: oidc-provider redirects here when it needs a sign-in
+ * or a consent. Routes must live under /interaction/:uid, where the interaction cookie is sent.
+ */
+export function interactionRoutes(services: AuthServices): Router {
+  const { provider, db } = services;
+  const router = new Router({ prefix: '/interaction/:uid' });
+
+  router.get('/', async (ctx) => {
+    const details = await provider.interactionDetails(ctx.req, ctx.res);
+    const csrfToken = (ctx.state as CsrfState).csrfToken;
+    const client = await findOAuthClient(db, String(details.params.client_id));
+    if (details.prompt.name === 'login') {
+      // Already signed in to this site (for example in the settings pages): no second sign-in.
+      const member = await currentMember(ctx, db);
+      if (member) {
+        return provider.interactionFinished(
+          ctx.req,
+          ctx.res,
+          { login: { accountId: String(member.id) } },
+          { mergeWithLastSubmission: false },
+        );
+      }
+      ctx.type = 'html';
+      ctx.body = signInPage({ action: `/interaction/${details.uid}/login`, csrfToken, applicationName: client?.name });
+      return;
+    }
+    if (details.prompt.name === 'consent') {
+      const accountId = details.session?.accountId;
+      const member = accountId ? await findMemberById(db, Number(accountId)) : undefined;
+      const owner = client ? await findMemberById(db, client.owner_id) : undefined;
+      if (!member || !client) throw new errors.SessionNotFound('interaction without a member or client');
+      ctx.type = 'html';
+      ctx.body = consentPage({
+        action: `/interaction/${details.uid}/confirm`,
+        csrfToken,
+        applicationName: client.name,
+        ownerName: owner?.name ?? 'a member',
+        member,
+        scopes: requestedScopes(details.params.scope).map((scope) => ({
+          scope,
+          description: SCOPE_DESCRIPTIONS[scope] ?? scope,
+        })),
+      });
+      return;
+    }
+    throw new errors.InvalidRequest(`unexpected prompt ${details.prompt.name}`);
+  });
+
+  router.post('/login', formBody, async (ctx) => {
+    const details = await provider.interactionDetails(ctx.req, ctx.res);
+    if (details.prompt.name !== 'login') throw new errors.InvalidRequest('this interaction does not expect a sign-in');
+    const client = await findOAuthClient(db, String(details.params.client_id));
+    const member = await signInFromForm(ctx, services, {
+      action: `/interaction/${details.uid}/login`,
+      applicationName: client?.name,
+    });
+    if (!member) return;
+    return provider.interactionFinished(
+      ctx.req,
+      ctx.res,
+      { login: { accountId: String(member.id) } },
+      { mergeWithLastSubmission: false },
+    );
+  });
+
+  router.post('/confirm', formBody, async (ctx) => {
+    const details = await provider.interactionDetails(ctx.req, ctx.res);
+    if (details.prompt.name !== 'consent')
+      throw new errors.InvalidRequest('this interaction does not expect a consent');
+    const decision = (ctx.request.body as Record<string, unknown>).decision;
+    if (decision !== 'allow') {
+      return provider.interactionFinished(
+        ctx.req,
+        ctx.res,
+        { error: 'access_denied', error_description: 'The member denied the request.' },
+        { mergeWithLastSubmission: false },
+      );
+    }
+    const accountId = details.session?.accountId as string;
+    const clientId = String(details.params.client_id);
+    const grant = details.grantId
+      ? await provider.Grant.find(details.grantId)
+      : new provider.Grant({ accountId, clientId });
+    if (!grant) throw new errors.SessionNotFound('the consent to update no longer exists');
+    const missing = (details.prompt.details.missingResourceScopes ?? {}) as Record<string, string[]>;
+    for (const [resource, scopes] of Object.entries(missing)) grant.addResourceScope(resource, scopes.join(' '));
+    if (Object.keys(missing).length === 0)
+      grant.addResourceScope(CONTACTS_API_RESOURCE, requestedScopes(details.params.scope).join(' '));
+    const grantId = await grant.save();
+    await services.audit('consent.granted', {
+      memberId: Number(accountId),
+      clientId,
+      ip: ctx.ip,
+      details: { scope: requestedScopes(details.params.scope).join(' ') },
+    });
+    return provider.interactionFinished(ctx.req, ctx.res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+  });
+
+  return router;
+}
+
+function requestedScopes(scope: unknown): string[] {
+  return typeof scope === 'string' ? scope.split(' ').filter(Boolean) : [];
+}
+
+/** An interaction that expired or whose cookie is missing: a page that says so, never a stack trace. */
+export async function interactionErrors(ctx: Context, next: () => Promise<unknown>) {
+  try {
+    await next();
+  } catch (error) {
+    if (!ctx.path.startsWith('/interaction/')) throw error;
+    const name = (error as Error).name;
+    ctx.status = name === 'SessionNotFound' ? 400 : ((error as { status?: number }).status ?? 500);
+    if (ctx.status >= 500) throw error;
+    ctx.type = 'html';
+    ctx.body = errorPage(
+      'This sign-in has expired',
+      'The sign-in request is no longer valid (it may have expired or been completed already). Go back to the application and start again.',
+    );
+  }
+}

@@ -1,0 +1,44 @@
+import Router from '@koa/router';
+import type { CsrfState } from '../http/csrf';
+import { endMemberSession } from '../lib/member-sessions';
+import type { AuthServices } from '../services';
+import { signInPage } from '../views/sign-in';
+import { formBody } from './form-body';
+import { signInFromForm } from './sign-in-form';
+
+/** Only local paths are followed after sign-in: never an open redirect. */
+export function safeReturnPath(value: unknown): string {
+  return typeof value === 'string' && /^\/(?![/\\])/.test(value) ? value : '/settings/applications';
+}
+
+export function signInRoutes(services: AuthServices): Router {
+  const { db } = services;
+  const router = new Router();
+
+  router.get('/', (ctx) => ctx.redirect('/settings/applications'));
+
+  router.get('/login', (ctx) => {
+    const returnTo = safeReturnPath(ctx.query.return_to);
+    ctx.type = 'html';
+    ctx.body = signInPage({
+      action: `/login?return_to=${encodeURIComponent(returnTo)}`,
+      csrfToken: (ctx.state as CsrfState).csrfToken,
+    });
+  });
+
+  router.post('/login', formBody, async (ctx) => {
+    const returnTo = safeReturnPath(ctx.query.return_to);
+    const member = await signInFromForm(ctx, services, { action: `/login?return_to=${encodeURIComponent(returnTo)}` });
+    if (!member) return;
+    ctx.status = 303;
+    ctx.redirect(returnTo);
+  });
+
+  router.post('/logout', formBody, async (ctx) => {
+    await endMemberSession(ctx, db);
+    ctx.status = 303;
+    ctx.redirect('/login');
+  });
+
+  return router;
+}

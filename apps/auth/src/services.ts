@@ -1,0 +1,17 @@
+import type { Logger } from '@contacts/config';
+import type { Database } from '@contacts/db';
+import type Provider from 'oidc-provider';
+import type { Audit } from './lib/audit';
+import type { PersonalTokens } from './lib/personal-tokens';
+import type { SignInGuard } from './lib/sign-in-guard';
+
+/** What the auth app's routes work with, built once in createAuthServer. */
+export interface AuthServices {
+  db: Database;
+  provider: Provider;
+  personalTokens: PersonalTokens;
+  audit: Audit;
+  signInGuard: SignInGuard;
+  logger: Logger;
+  secureCookies: boolean;
+}

@@ -1,0 +1,34 @@
+import { html } from './html';
+import { layout } from './layout';
+
+export interface ConsentView {
+  action: string;
+  csrfToken: string;
+  applicationName: string;
+  ownerName: string;
+  member: { name: string; email: string };
+  scopes: Array<{ scope: string; description: string }>;
+}
+
+export function consentPage(view: ConsentView): string {
+  return layout(
+    { title: `Authorize ${view.applicationName}` },
+    html`<div class="card">
+      <h1>Authorize ${view.applicationName}</h1>
+      <p><strong>${view.applicationName}</strong>, an application registered by ${view.ownerName},
+        wants to access your account (${view.member.email}).</p>
+      <h2>It will be able to:</h2>
+      <ul class="scopes">
+        ${view.scopes.map((item) => html`<li>${item.description} <span class="hint">(${item.scope})</span></li>`)}
+      </ul>
+      <p class="hint">You can withdraw this access at any time under Settings → Authorized apps.</p>
+      <form method="post" action="${view.action}">
+        <input type="hidden" name="csrf" value="${view.csrfToken}">
+        <div class="actions">
+          <button type="submit" name="decision" value="allow" class="primary">Allow</button>
+          <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+        </div>
+      </form>
+    </div>`,
+  );
+}

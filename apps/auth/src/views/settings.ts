@@ -1,0 +1,181 @@
+import type { AuditEventRow, MemberGrantRow, OAuthClientRow, PersonalAccessTokenRow } from '@contacts/db';
+import { SCOPE_DESCRIPTIONS } from '../provider/scopes';
+import { html, type SafeHtml } from './html';
+import { type LayoutOptions, layout } from './layout';
+
+export interface SettingsFrame {
+  member: { name: string; email: string };
+  csrfToken: string;
+  error?: string;
+  /** A secret or token shown exactly once, right after it was created. */
+  revealed?: { label: string; value: string; extra?: SafeHtml };
+}
+
+const date = (value: Date | null) => (value ? value.toISOString().slice(0, 10) : 'never');
+
+function frame(view: SettingsFrame, current: NonNullable<LayoutOptions['current']>, title: string, body: SafeHtml) {
+  return layout(
+    { title, member: view.member, csrfToken: view.csrfToken, current },
+    html`<h1>${title}</h1>
+      ${view.error ? html`<p class="error" role="alert">${view.error}</p>` : ''}
+      ${
+        view.revealed
+          ? html`<div class="notice card" role="status"><p><strong>${view.revealed.label}</strong> — copy it now, it will not be shown again.</p>
+          <code class="secret" id="revealed-secret">${view.revealed.value}</code>${view.revealed.extra ?? ''}</div>`
+          : ''
+      }
+      ${body}`,
+  );
+}
+
+export function applicationsPage(view: SettingsFrame & { clients: OAuthClientRow[] }): string {
+  return frame(
+    view,
+    'applications',
+    'OAuth applications',
+    html`<section class="card" aria-labelledby="register-heading">
+      <h2 id="register-heading">Register an application</h2>
+      <form method="post" action="/settings/applications">
+        <input type="hidden" name="csrf" value="${view.csrfToken}">
+        <label for="app-name">Application name</label>
+        <input type="text" id="app-name" name="name" required maxlength="100">
+        <label for="redirect-uris">Redirect URIs</label>
+        <textarea id="redirect-uris" name="redirect_uris" required aria-describedby="redirect-hint"></textarea>
+        <p class="hint" id="redirect-hint">One per line. Absolute URLs, https (http only for localhost and 127.0.0.1). They must match exactly.</p>
+        <div class="actions"><button type="submit" class="primary">Register application</button></div>
+      </form>
+    </section>
+    <section class="card" aria-labelledby="apps-heading">
+      <h2 id="apps-heading">Your applications</h2>
+      ${
+        view.clients.length === 0
+          ? html`<p>No applications yet.</p>`
+          : html`<table><thead><tr><th scope="col">Name</th><th scope="col">Client ID</th><th scope="col">Redirect URIs</th><th scope="col">Actions</th></tr></thead><tbody>
+          ${view.clients.map(
+            (client) => html`<tr>
+              <td>${client.name}</td>
+              <td><code class="client-id">${client.client_id}</code></td>
+              <td>${client.redirect_uris.map((uri) => html`<div>${uri}</div>`)}</td>
+              <td>
+                ${
+                  client.is_public
+                    ? ''
+                    : html`<form method="post" action="/settings/applications/${client.client_id}/rotate-secret">
+                  <input type="hidden" name="csrf" value="${view.csrfToken}">
+                  <button type="submit" class="secondary">Rotate secret</button></form>`
+                }
+                <form method="post" action="/settings/applications/${client.client_id}/delete">
+                  <input type="hidden" name="csrf" value="${view.csrfToken}">
+                  <button type="submit" class="danger" aria-label="Delete ${client.name}">Delete</button></form>
+              </td></tr>`,
+          )}</tbody></table>`
+      }
+    </section>`,
+  );
+}
+
+export function tokensPage(view: SettingsFrame & { tokens: PersonalAccessTokenRow[]; maxDays: number }): string {
+  return frame(
+    view,
+    'tokens',
+    'Personal access tokens',
+    html`<section class="card" aria-labelledby="new-token-heading">
+      <h2 id="new-token-heading">Create a token</h2>
+      <p class="hint">For your own scripts: send it as <code>Authorization: Bearer &lt;token&gt;</code>.</p>
+      <form method="post" action="/settings/tokens">
+        <input type="hidden" name="csrf" value="${view.csrfToken}">
+        <label for="token-name">Name</label>
+        <input type="text" id="token-name" name="name" required maxlength="100">
+        <fieldset>
+          <legend>Scopes</legend>
+          ${Object.entries(SCOPE_DESCRIPTIONS).map(
+            ([scope, description], index) => html`<div>
+              <input type="checkbox" id="scope-${index}" name="scopes" value="${scope}" ${scope === 'contacts:read' ? html`checked` : ''}>
+              <label for="scope-${index}" class="inline">${scope} — ${description}</label></div>`,
+          )}
+        </fieldset>
+        <label for="token-days">Expires after (days)</label>
+        <input type="number" id="token-days" name="days" min="1" max="${view.maxDays}" value="${view.maxDays}" aria-describedby="days-hint">
+        <p class="hint" id="days-hint">At most ${view.maxDays} days.</p>
+        <div class="actions"><button type="submit" class="primary">Create token</button></div>
+      </form>
+    </section>
+    <section class="card" aria-labelledby="tokens-heading">
+      <h2 id="tokens-heading">Your tokens</h2>
+      ${
+        view.tokens.length === 0
+          ? html`<p>No tokens yet.</p>`
+          : html`<table><thead><tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col">Status</th></tr></thead><tbody>
+          ${view.tokens.map(
+            (token) => html`<tr>
+              <td>${token.name}</td><td>${token.scopes.join(' ')}</td><td>${date(token.created_at)}</td>
+              <td>${date(token.expires_at)}</td><td>${date(token.last_used_at)}</td>
+              <td>${
+                token.revoked_at
+                  ? 'Revoked'
+                  : token.expires_at < new Date()
+                    ? 'Expired'
+                    : html`<form method="post" action="/settings/tokens/${token.id}/revoke">
+                <input type="hidden" name="csrf" value="${view.csrfToken}">
+                <button type="submit" class="danger" aria-label="Revoke ${token.name}">Revoke</button></form>`
+              }</td></tr>`,
+          )}</tbody></table>`
+      }
+    </section>`,
+  );
+}
+
+export function authorizedAppsPage(view: SettingsFrame & { grants: MemberGrantRow[] }): string {
+  return frame(
+    view,
+    'authorized-apps',
+    'Authorized apps',
+    html`<section class="card">
+      ${
+        view.grants.length === 0
+          ? html`<p>You have not authorized any application.</p>`
+          : html`<table><thead><tr><th scope="col">Application</th><th scope="col">Access</th><th scope="col">Since</th><th scope="col">Actions</th></tr></thead><tbody>
+          ${view.grants.map(
+            (grant) => html`<tr><td>${grant.client_name}</td><td>${grant.scope}</td><td>${date(grant.granted_at)}</td>
+              <td><form method="post" action="/settings/authorized-apps/${grant.client_id}/revoke">
+                <input type="hidden" name="csrf" value="${view.csrfToken}">
+                <button type="submit" class="danger" aria-label="Revoke access of ${grant.client_name}">Revoke access</button></form></td></tr>`,
+          )}</tbody></table>`
+      }
+    </section>`,
+  );
+}
+
+const EVENT_LABELS: Record<string, string> = {
+  'sign_in.succeeded': 'Signed in',
+  'sign_in.failed': 'Failed sign-in attempt',
+  'sign_in.throttled': 'Sign-in blocked after too many failures',
+  'consent.granted': 'Authorized an application',
+  'consent.revoked': "Revoked an application's access",
+  'application.created': 'Registered an application',
+  'application.deleted': 'Deleted an application',
+  'application.secret_rotated': 'Rotated an application secret',
+  'personal_token.created': 'Created a personal access token',
+  'personal_token.first_used': 'Personal access token used for the first time',
+  'personal_token.revoked': 'Revoked a personal access token',
+  'refresh_token.reuse_detected': "Reuse of a refresh token detected: the application's access was revoked",
+};
+
+export function securityPage(view: SettingsFrame & { events: AuditEventRow[] }): string {
+  return frame(
+    view,
+    'security',
+    'Security log',
+    html`<section class="card">
+      ${
+        view.events.length === 0
+          ? html`<p>No security events yet.</p>`
+          : html`<table><thead><tr><th scope="col">When (UTC)</th><th scope="col">What</th><th scope="col">Application</th><th scope="col">From</th></tr></thead><tbody>
+          ${view.events.map(
+            (event) => html`<tr><td>${event.created_at.toISOString().replace('T', ' ').slice(0, 19)}</td>
+              <td>${EVENT_LABELS[event.event] ?? event.event}</td><td>${event.client_id ?? ''}</td><td>${event.ip ?? ''}</td></tr>`,
+          )}</tbody></table>`
+      }
+    </section>`,
+  );
+}

@@ -1,0 +1,31 @@
+import { html } from './html';
+import { layout } from './layout';
+
+export interface SignInView {
+  action: string;
+  csrfToken: string;
+  email?: string;
+  error?: string;
+  /** Shown above the form when signing in for an application. */
+  applicationName?: string;
+}
+
+export function signInPage(view: SignInView): string {
+  return layout(
+    { title: 'Sign in' },
+    html`<div class="card">
+      <h1>Sign in</h1>
+      ${view.applicationName ? html`<p>to continue to <strong>${view.applicationName}</strong></p>` : ''}
+      ${view.error ? html`<p class="error" role="alert" id="sign-in-error">${view.error}</p>` : ''}
+      <form method="post" action="${view.action}" novalidate>
+        <input type="hidden" name="csrf" value="${view.csrfToken}">
+        <label for="email">E-mail address</label>
+        <input type="email" id="email" name="email" autocomplete="username" required autofocus value="${view.email ?? ''}"
+          ${view.error ? html`aria-describedby="sign-in-error"` : ''}>
+        <label for="password">Password</label>
+        <input type="password" id="password" name="password" autocomplete="current-password" required>
+        <div class="actions"><button type="submit" class="primary">Sign in</button></div>
+      </form>
+    </div>`,
+  );
+}

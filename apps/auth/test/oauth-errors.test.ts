@@ -1,0 +1,228 @@
+import type { Browser, BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type RunningAuthServer, startAuthServer } from './support/auth-server';
+import { authorizeInBrowser, launchBrowser } from './support/browser';
+import { type CallbackServer, startCallbackServer } from './support/callback-server';
+import { aMember, anApplication, type TestApplication, type TestMember } from './support/factories';
+import { authorizeUrl, discover, oauth, tokenRequest } from './support/oauth-client';
+
+let server: RunningAuthServer;
+let browser: Browser;
+let context: BrowserContext;
+let as: oauth.AuthorizationServer;
+let member: TestMember;
+let app: TestApplication;
+let callbacks: CallbackServer;
+
+beforeAll(async () => {
+  server = await startAuthServer();
+  browser = await launchBrowser();
+  context = await browser.newContext();
+  as = await discover(server.baseUrl);
+  callbacks = await startCallbackServer();
+  member = await aMember(server.database.db);
+  app = await anApplication(server.database.db, { redirectUri: callbacks.redirectUri });
+});
+afterAll(async () => {
+  await browser?.close();
+  await callbacks?.close();
+  await server?.stop();
+});
+
+async function authorize(
+  params: Record<string, string> = {},
+  application: TestApplication = app,
+  decision: 'allow' | 'deny' = 'allow',
+) {
+  const { callback } = await authorizeInBrowser(
+    await context.newPage(),
+    authorizeUrl(as, application, params),
+    application.redirect_uri,
+    {
+      email: member.email,
+      password: member.password,
+      decision,
+    },
+  );
+  if (!callback) throw new Error('the browser never reached the redirect URI');
+  return callback;
+}
+
+const exchange = (code: string, overrides: Record<string, string> = {}, application: TestApplication = app) =>
+  tokenRequest(as, {
+    grant_type: 'authorization_code',
+    client_id: application.client_id,
+    client_secret: application.client_secret ?? '',
+    redirect_uri: application.redirect_uri,
+    code,
+    ...overrides,
+  });
+
+describe('authorization request errors', () => {
+  it('redirects a denial back to the application with access_denied and the state', async () => {
+    const fresh = await anApplication(server.database.db, { name: 'Denied app', redirectUri: callbacks.redirectUri });
+    const callback = await authorize({ state: 'keep-me' }, fresh, 'deny');
+    expect(callback.searchParams.get('error')).toBe('access_denied');
+    expect(callback.searchParams.get('state')).toBe('keep-me');
+    expect(callback.searchParams.get('code')).toBeNull();
+  });
+
+  it('refuses an unknown scope with invalid_scope, sent back to the application', async () => {
+    const response = await fetch(authorizeUrl(as, app, { scope: 'contacts:read admin' }), { redirect: 'manual' });
+    expect(response.status).toBe(303);
+    const location = new URL(response.headers.get('location') as string);
+    expect(location.origin + location.pathname).toBe(app.redirect_uri);
+    expect(location.searchParams.get('error')).toBe('invalid_scope');
+    expect(location.searchParams.get('state')).toBe('state-123');
+  });
+
+  it('never redirects to a redirect URI that is not registered exactly', async () => {
+    for (const redirectUri of [
+      `${app.redirect_uri}/extra`,
+      `${app.redirect_uri}?x=1`,
+      app.redirect_uri.replace('localhost', '127.0.0.1'),
+    ]) {
+      const response = await fetch(authorizeUrl(as, { ...app, redirect_uri: redirectUri }), { redirect: 'manual' });
+      expect(response.status).toBe(400);
+      expect(response.headers.get('location')).toBeNull();
+      expect(await response.text()).toContain('redirect_uri');
+    }
+  });
+
+  it('shows an error page, not a redirect, for an unknown client', async () => {
+    const response = await fetch(authorizeUrl(as, { ...app, client_id: 'no-such-client' }), {
+      redirect: 'manual',
+      headers: { accept: 'text/html' },
+    });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('location')).toBeNull();
+    expect(await response.text()).toContain('invalid_client');
+  });
+
+  it('answers a wrong password and an unknown e-mail with the same message', async () => {
+    const page = await (await browser.newContext()).newPage();
+    const messages: string[] = [];
+    for (const credentials of [
+      { email: member.email, password: 'wrong password' },
+      { email: 'nobody@example.test', password: 'wrong password' },
+    ]) {
+      await authorizeInBrowser(page, authorizeUrl(as, app), app.redirect_uri, credentials);
+      messages.push(await page.locator('[role="alert"]').innerText());
+    }
+    expect(messages[0]).toBe('The e-mail address or password is not correct.');
+    expect(messages[1]).toBe(messages[0]);
+  });
+
+  it('refuses a sign-in form posted without its CSRF token', async () => {
+    const start = await fetch(authorizeUrl(as, app), { redirect: 'manual' });
+    const interaction = start.headers.get('location') as string;
+    const cookies = start.headers
+      .getSetCookie()
+      .map((cookie) => cookie.split(';')[0])
+      .join('; ');
+    const response = await fetch(new URL(`${interaction}/login`, server.baseUrl), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: cookies, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ email: member.email, password: member.password }),
+    });
+    expect(response.status).toBe(403);
+  });
+});
+
+describe('token request errors', () => {
+  it('refuses a wrong client secret with invalid_client', async () => {
+    const callback = await authorize();
+    const result = await exchange(callback.searchParams.get('code') as string, { client_secret: 'not-the-secret' });
+    expect(result.status).toBe(401);
+    expect(result.body.error).toBe('invalid_client');
+  });
+
+  it('refuses a code exchanged with another redirect URI', async () => {
+    const callback = await authorize();
+    const result = await exchange(callback.searchParams.get('code') as string, {
+      redirect_uri: `${app.redirect_uri}/other`,
+    });
+    expect(result.status).toBe(400);
+    expect(result.body.error).toBe('invalid_grant');
+  });
+
+  it('accepts a code once; a second exchange fails and revokes what the first one issued', async () => {
+    const code = (await authorize()).searchParams.get('code') as string;
+    const first = await exchange(code);
+    expect(first.status).toBe(200);
+    const second = await exchange(code);
+    expect(second.body.error).toBe('invalid_grant');
+    const refresh = await tokenRequest(as, {
+      grant_type: 'refresh_token',
+      refresh_token: first.body.refresh_token as string,
+      client_id: app.client_id,
+      client_secret: app.client_secret as string,
+    });
+    expect(refresh.body.error).toBe('invalid_grant');
+  });
+
+  it('lets two requests racing with one code never both win', async () => {
+    const code = (await authorize()).searchParams.get('code') as string;
+    const results = await Promise.all(Array.from({ length: 5 }, () => exchange(code)));
+    expect(results.filter((result) => result.status === 200).length).toBeLessThanOrEqual(1);
+    expect(results.every((result) => result.status === 200 || result.body.error === 'invalid_grant')).toBe(true);
+  });
+
+  it('refuses a code older than 60 seconds', async () => {
+    const code = (await authorize()).searchParams.get('code') as string;
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 61_000);
+      const result = await exchange(code);
+      expect(result.body.error).toBe('invalid_grant');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('lets parallel refreshes of one refresh token succeed exactly once', async () => {
+    const tokens = (await exchange((await authorize()).searchParams.get('code') as string)).body;
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        tokenRequest(as, {
+          grant_type: 'refresh_token',
+          refresh_token: tokens.refresh_token as string,
+          client_id: app.client_id,
+          client_secret: app.client_secret as string,
+        }),
+      ),
+    );
+    expect(results.filter((result) => result.status === 200)).toHaveLength(1);
+    expect(
+      results.filter((result) => result.status !== 200).every((result) => result.body.error === 'invalid_grant'),
+    ).toBe(true);
+  });
+});
+
+describe('public clients', () => {
+  it('must use PKCE (S256), and succeed with it without a secret', async () => {
+    const publicApp = await anApplication(server.database.db, {
+      name: 'Mobile app',
+      redirectUri: callbacks.redirectUri,
+      public: true,
+    });
+    expect(publicApp.client_secret).toBeUndefined();
+    const withoutPkce = await fetch(authorizeUrl(as, publicApp), { redirect: 'manual' });
+    const refused = new URL(withoutPkce.headers.get('location') as string);
+    expect(refused.searchParams.get('error')).toBe('invalid_request');
+
+    const verifier = oauth.generateRandomCodeVerifier();
+    const challenge = await oauth.calculatePKCECodeChallenge(verifier);
+    const callback = await authorize({ code_challenge: challenge, code_challenge_method: 'S256' }, publicApp);
+    const result = await tokenRequest(as, {
+      grant_type: 'authorization_code',
+      client_id: publicApp.client_id,
+      redirect_uri: publicApp.redirect_uri,
+      code: callback.searchParams.get('code') as string,
+      code_verifier: verifier,
+    });
+    expect(result.status).toBe(200);
+    expect(result.body.token_type).toBe('Bearer');
+  });
+});

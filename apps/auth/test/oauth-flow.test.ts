@@ -1,0 +1,250 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningAuthServer, startAuthServer } from './support/auth-server';
+import { authorizeInBrowser, launchBrowser } from './support/browser';
+import { type CallbackServer, startCallbackServer } from './support/callback-server';
+import { aMember, anApplication, type TestApplication, type TestMember } from './support/factories';
+import { authorizeUrl, discover, insecure, oauth, tokenRequest } from './support/oauth-client';
+
+let server: RunningAuthServer;
+let browser: Browser;
+let as: oauth.AuthorizationServer;
+let member: TestMember;
+let app: TestApplication;
+let callbacks: CallbackServer;
+
+beforeAll(async () => {
+  server = await startAuthServer();
+  browser = await launchBrowser();
+  as = await discover(server.baseUrl);
+  callbacks = await startCallbackServer();
+  member = await aMember(server.database.db, { name: 'Ada Lovelace' });
+  app = await anApplication(server.database.db, { name: 'Analytical Engine', redirectUri: callbacks.redirectUri });
+});
+afterAll(async () => {
+  await browser?.close();
+  await callbacks?.close();
+  await server?.stop();
+});
+
+const introspect = async (token: string) => {
+  const response = await fetch(`${server.baseUrl}/oauth/introspect`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${server.config.secrets.introspectionClientId}:${server.config.secrets.introspectionClientSecret}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: new URLSearchParams({ token }),
+  });
+  return (await response.json()) as Record<string, unknown>;
+};
+
+/** Signs in (or not), approves, and exchanges the code: the seed's flow, start to finish. */
+async function obtainTokens(options: { application?: TestApplication; scope?: string } = {}) {
+  const application = options.application ?? app;
+  const context = await browser.newContext();
+  try {
+    const { callback } = await authorizeInBrowser(
+      await context.newPage(),
+      authorizeUrl(as, application, { scope: options.scope ?? '*' }),
+      application.redirect_uri,
+      { email: member.email, password: member.password },
+    );
+    if (!callback) throw new Error('the browser never reached the redirect URI');
+    const exchange = await tokenRequest(as, {
+      grant_type: 'authorization_code',
+      client_id: application.client_id,
+      client_secret: application.client_secret as string,
+      redirect_uri: application.redirect_uri,
+      code: callback.searchParams.get('code') as string,
+    });
+    return { callback, exchange };
+  } finally {
+    await context.close();
+  }
+}
+
+describe('the authorization-code flow, driven by a real browser and oauth4webapi', () => {
+  it('publishes metadata that points at every endpoint (RFC 8414)', async () => {
+    expect(as).toMatchObject({
+      issuer: server.baseUrl,
+      authorization_endpoint: `${server.baseUrl}/oauth/authorize`,
+      token_endpoint: `${server.baseUrl}/oauth/token`,
+      introspection_endpoint: `${server.baseUrl}/oauth/introspect`,
+      revocation_endpoint: `${server.baseUrl}/oauth/revoke`,
+      jwks_uri: `${server.baseUrl}/oauth/jwks`,
+      authorization_response_iss_parameter_supported: true,
+    });
+    expect(as.scopes_supported).toEqual(expect.arrayContaining(['*', 'contacts:read', 'contacts:write']));
+    const openid = await (await fetch(`${server.baseUrl}/.well-known/openid-configuration`)).json();
+    expect(openid).toMatchObject({ token_endpoint: `${server.baseUrl}/oauth/token` });
+  });
+
+  it('signs in, asks for consent, redirects back with code, state and iss, and issues the seed token response', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const client: oauth.Client = { client_id: app.client_id };
+    let consentText = '';
+    page.on('load', async () => {
+      const consent = await page
+        .locator('button[name="decision"]')
+        .count()
+        .catch(() => 0);
+      if (consent) consentText = await page.locator('main').innerText();
+    });
+    const { callback } = await authorizeInBrowser(page, authorizeUrl(as, app), app.redirect_uri, {
+      email: member.email,
+      password: member.password,
+    });
+    await context.close();
+    expect(callback).toBeDefined();
+    expect(consentText).toContain('Analytical Engine');
+    expect(consentText).toContain('App Developer');
+    expect(consentText).toContain('Full access to your contacts');
+
+    // oauth4webapi checks state and the RFC 9207 iss parameter.
+    const params = oauth.validateAuthResponse(as, client, callback as URL, 'state-123');
+    expect(callback?.searchParams.get('iss')).toBe(server.baseUrl);
+
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      oauth.ClientSecretPost(app.client_secret as string),
+      params,
+      app.redirect_uri,
+      oauth.nopkce,
+      insecure,
+    );
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
+    expect(tokens).toMatchObject({ token_type: 'bearer', expires_in: 1209600, scope: '*' });
+    expect(typeof tokens.access_token).toBe('string');
+    expect(typeof tokens.refresh_token).toBe('string');
+
+    expect(await introspect(tokens.access_token)).toMatchObject({
+      active: true,
+      sub: String(member.id),
+      client_id: app.client_id,
+      scope: '*',
+      token_type: 'Bearer',
+      personal_access_token: false,
+    });
+  });
+
+  it('returns exactly the documented token response fields, with token_type "Bearer"', async () => {
+    const { exchange } = await obtainTokens();
+    expect(exchange.status).toBe(200);
+    expect(Object.keys(exchange.body).sort()).toEqual([
+      'access_token',
+      'expires_in',
+      'refresh_token',
+      'scope',
+      'token_type',
+    ]);
+    expect(exchange.body).toMatchObject({ token_type: 'Bearer', expires_in: 1209600, scope: '*' });
+  });
+
+  it('skips the consent page once the member approved this client and scope', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const seen: string[] = [];
+    page.on('framenavigated', (frame) => seen.push(frame.url()));
+    const { callback } = await authorizeInBrowser(page, authorizeUrl(as, app), app.redirect_uri, {
+      email: member.email,
+      password: member.password,
+      decision: 'deny', // would be clicked if a consent page appeared
+    });
+    await context.close();
+    expect(callback?.searchParams.get('code')).toBeTruthy();
+    expect(callback?.searchParams.get('error')).toBeNull();
+  });
+
+  it('rotates the refresh token on every refresh, and treats reuse of a rotated one as theft', async () => {
+    const { exchange } = await obtainTokens();
+    const first = exchange.body as { access_token: string; refresh_token: string };
+    const client: oauth.Client = { client_id: app.client_id };
+    const auth = oauth.ClientSecretPost(app.client_secret as string);
+
+    const refresh = async (refreshToken: string) =>
+      oauth.processRefreshTokenResponse(
+        as,
+        client,
+        await oauth.refreshTokenGrantRequest(as, client, auth, refreshToken, {
+          additionalParameters: { scope: '*' },
+          ...insecure,
+        }),
+      );
+    const second = await refresh(first.refresh_token);
+    const third = await refresh(second.refresh_token as string);
+    expect(new Set([first.refresh_token, second.refresh_token, third.refresh_token]).size).toBe(3);
+    expect(new Set([first.access_token, second.access_token, third.access_token]).size).toBe(3);
+    expect(third.expires_in).toBe(1209600);
+    expect(await introspect(third.access_token)).toMatchObject({ active: true });
+
+    // The first refresh token was rotated away; presenting it again revokes the whole grant.
+    await expect(refresh(first.refresh_token)).rejects.toMatchObject({ error: 'invalid_grant' });
+    expect(await introspect(third.access_token)).toEqual({ active: false });
+    await expect(refresh(third.refresh_token as string)).rejects.toMatchObject({ error: 'invalid_grant' });
+    expect(server.logLines.join('\n')).toContain('refresh_token.reuse_detected');
+  });
+
+  it('accepts a JSON body at the token endpoint, and client_secret_basic as well as client_secret_post', async () => {
+    const { exchange } = await obtainTokens();
+    const json = await fetch(as.token_endpoint as string, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({
+        grant_type: 'refresh_token',
+        refresh_token: exchange.body.refresh_token,
+        client_id: app.client_id,
+        client_secret: app.client_secret,
+        scope: '*',
+      }),
+    });
+    expect(json.status).toBe(200);
+    const refreshed = (await json.json()) as { refresh_token: string };
+    expect(refreshed).toMatchObject({ token_type: 'Bearer', expires_in: 1209600 });
+
+    const basic = await fetch(as.token_endpoint as string, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${app.client_id}:${app.client_secret}`).toString('base64')}`,
+      },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshed.refresh_token }),
+    });
+    expect(basic.status).toBe(200);
+  });
+
+  it('revokes tokens at the revocation endpoint (RFC 7009)', async () => {
+    const { exchange } = await obtainTokens();
+    const client: oauth.Client = { client_id: app.client_id };
+    const response = await oauth.revocationRequest(
+      as,
+      client,
+      oauth.ClientSecretPost(app.client_secret as string),
+      exchange.body.access_token as string,
+      insecure,
+    );
+    await oauth.processRevocationResponse(response);
+    expect(await introspect(exchange.body.access_token as string)).toEqual({ active: false });
+  });
+
+  it("lets a client introspect its own tokens but not another client's", async () => {
+    const { exchange } = await obtainTokens();
+    const other = await anApplication(server.database.db, { name: 'Nosy app', redirectUri: callbacks.redirectUri });
+    const ask = async (application: TestApplication) =>
+      oauth.processIntrospectionResponse(
+        as,
+        { client_id: application.client_id },
+        await oauth.introspectionRequest(
+          as,
+          { client_id: application.client_id },
+          oauth.ClientSecretPost(application.client_secret as string),
+          exchange.body.access_token as string,
+          insecure,
+        ),
+      );
+    expect(await ask(app)).toMatchObject({ active: true });
+    expect(await ask(other)).toEqual({ active: false });
+  });
+});

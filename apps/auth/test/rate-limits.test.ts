@@ -1,0 +1,114 @@
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningAuthServer, startAuthServer } from './support/auth-server';
+import { anApplication, type TestApplication } from './support/factories';
+
+/** The token endpoint's rate limit per client, with a small limit (TOKEN_RATE_LIMIT=4 per 60 s). */
+let server: RunningAuthServer;
+let app: TestApplication;
+let other: TestApplication;
+beforeAll(async () => {
+  server = await startAuthServer({ tokenRateLimit: { points: 4, duration: 60 } });
+  app = await anApplication(server.database.db);
+  other = await anApplication(server.database.db);
+});
+afterAll(async () => server?.stop());
+
+const form = (params: Record<string, string>, headers: Record<string, string> = {}) =>
+  fetch(`${server.baseUrl}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(params),
+  });
+const basic = (client: TestApplication, secret = client.client_secret ?? '') =>
+  `Basic ${Buffer.from(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+
+describe('token endpoint rate limit per client', () => {
+  it('counts every token request of a client whatever its encoding, then answers 429 with Retry-After in the OAuth error shape', async () => {
+    const refresh = { grant_type: 'refresh_token', refresh_token: 'not-a-token' };
+    // The provider still parses the form it is handed: a wrong secret is invalid_client, a bad token invalid_grant.
+    const wrongSecret = await form({ ...refresh, client_id: app.client_id, client_secret: 'wrong' });
+    expect(wrongSecret.status).toBe(401);
+    expect(((await wrongSecret.json()) as { error: string }).error).toBe('invalid_client');
+    expect(wrongSecret.headers.get('ratelimit-limit')).toBe('4');
+    expect(wrongSecret.headers.get('ratelimit-remaining')).toBe('3');
+    const viaBasic = await form(refresh, { authorization: basic(app) });
+    expect(((await viaBasic.json()) as { error: string }).error).toBe('invalid_grant');
+    expect(viaBasic.headers.get('ratelimit-remaining')).toBe('2');
+    const viaJson = await fetch(`${server.baseUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...refresh, client_id: app.client_id, client_secret: app.client_secret }),
+    });
+    expect(((await viaJson.json()) as { error: string }).error).toBe('invalid_grant');
+    expect(viaJson.headers.get('ratelimit-remaining')).toBe('1');
+    expect(Number(viaJson.headers.get('ratelimit-reset'))).toBeGreaterThan(0);
+    expect((await form({ ...refresh, client_id: app.client_id, client_secret: app.client_secret ?? '' })).status).toBe(
+      400,
+    );
+
+    const limited = await form({ ...refresh, client_id: app.client_id, client_secret: app.client_secret ?? '' });
+    expect(limited.status).toBe(429);
+    expect(await limited.json()).toEqual({ error: 'rate_limited', error_description: expect.any(String) });
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    expect(limited.headers.get('ratelimit-remaining')).toBe('0');
+    expect((await form(refresh, { authorization: basic(app) })).status).toBe(429);
+
+    // Another client is not affected.
+    const unaffected = await form(refresh, { authorization: basic(other) });
+    expect(unaffected.status).toBe(400);
+    expect(unaffected.headers.get('ratelimit-remaining')).toBe('3');
+    // Other endpoints are not limited by it.
+    const introspection = await fetch(`${server.baseUrl}/oauth/introspect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(app) },
+      body: new URLSearchParams({ token: 'x' }),
+    });
+    expect(introspection.status).toBe(200);
+    expect(introspection.headers.get('ratelimit-limit')).toBeNull();
+  });
+
+  it('counts requests that name no client by IP address, and refuses an oversized form as the provider would', async () => {
+    const anonymous = await form({ grant_type: 'refresh_token' });
+    expect(anonymous.status).toBe(400);
+    expect(anonymous.headers.get('ratelimit-limit')).toBe('4');
+    const keys = (await server.database.db('rate_limits').select('key')).map((row: { key: string }) => row.key);
+    expect(keys).toContain('token_client:ip:127.0.0.1');
+    const huge = await form({ grant_type: 'refresh_token', padding: 'x'.repeat(60 * 1024) });
+    expect(huge.status).toBe(400);
+    expect(((await huge.json()) as { error: string }).error).toBe('invalid_request');
+  });
+
+  it('counts in Redis instead when REDIS_URL is set (skipped when no Redis answers at 127.0.0.1:6379)', async (context) => {
+    const redisUrl = 'redis://127.0.0.1:6379';
+    const redis = createClient({ url: redisUrl, socket: { connectTimeout: 500, reconnectStrategy: false } });
+    redis.on('error', () => {});
+    if (
+      !(await redis.connect().then(
+        () => true,
+        () => false,
+      ))
+    )
+      return context.skip();
+    const withRedis = await startAuthServer({ tokenRateLimit: { points: 2, duration: 60, redisUrl } });
+    try {
+      const client = await anApplication(withRedis.database.db);
+      const statuses: number[] = [];
+      for (let n = 0; n < 3; n++) {
+        const response = await fetch(`${withRedis.baseUrl}/oauth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(client) },
+          body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x' }),
+        });
+        statuses.push(response.status);
+      }
+      expect(statuses).toEqual([400, 400, 429]);
+      expect(await redis.keys(`token_client:${client.client_id}`)).toHaveLength(1);
+      expect(await withRedis.database.db('rate_limits').count({ n: '*' }).first()).toEqual({ n: 0 });
+    } finally {
+      await withRedis.stop();
+      redis.destroy();
+    }
+  });
+});

@@ -1,0 +1,103 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningAuthServer, startAuthServer } from './support/auth-server';
+import { launchBrowser } from './support/browser';
+import { aMember } from './support/factories';
+
+let server: RunningAuthServer;
+let browser: Browser;
+beforeAll(async () => {
+  server = await startAuthServer();
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/** Posts the /login form the way a browser would: first GET for the CSRF cookie and token. */
+async function signIn(email: string, password: string) {
+  const page = await fetch(`${server.baseUrl}/login`);
+  const cookie = page.headers
+    .getSetCookie()
+    .map((value) => value.split(';')[0])
+    .join('; ');
+  const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+  return fetch(`${server.baseUrl}/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ csrf, email, password }),
+  });
+}
+
+const eventsOf = async (memberId: number) =>
+  (await server.database.db('audit_events').where({ member_id: memberId }).orderBy('id')).map(
+    (row) => row.event as string,
+  );
+
+describe('sign-in throttling and the audit log', () => {
+  it('locks an account after 5 failed attempts, even for the right password, and says when to retry', async () => {
+    const member = await aMember(server.database.db);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      expect((await signIn(member.email, 'wrong password')).status).toBe(401);
+    }
+    const locked = await signIn(member.email.toUpperCase(), member.password);
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(60);
+    expect(await locked.text()).toContain('Too many failed sign-in attempts');
+    expect(await eventsOf(member.id)).toEqual([...Array(5).fill('sign_in.failed'), 'sign_in.throttled']);
+
+    // Another account from the same address is not affected.
+    const other = await aMember(server.database.db);
+    expect((await signIn(other.email, other.password)).status).toBe(303);
+  });
+
+  it('clears the failure count after a successful sign-in', async () => {
+    const member = await aMember(server.database.db);
+    for (let attempt = 0; attempt < 4; attempt++) await signIn(member.email, 'wrong password');
+    expect((await signIn(member.email, member.password)).status).toBe(303);
+    for (let attempt = 0; attempt < 4; attempt++) await signIn(member.email, 'wrong password');
+    expect((await signIn(member.email, member.password)).status).toBe(303);
+  });
+
+  it("records a personal token's creation, first use (once) and revocation, and shows them to the member", async () => {
+    const member = await aMember(server.database.db);
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${server.baseUrl}/login?return_to=/settings/tokens`);
+    await page.fill('input[name="email"]', member.email);
+    await page.fill('input[name="password"]', member.password);
+    await Promise.all([page.waitForURL('**/settings/tokens'), page.click('button[type="submit"]')]);
+    await page.fill('#token-name', 'nightly');
+    await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.click('button:has-text("Create token")'),
+    ]);
+    const token = await page.locator('#revealed-secret').innerText();
+
+    const { introspectionClientId: id, introspectionClientSecret: secret } = server.config.secrets;
+    for (let use = 0; use < 3; use++) {
+      await fetch(`${server.baseUrl}/oauth/introspect`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}` },
+        body: new URLSearchParams({ token }),
+      });
+    }
+    await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.click('button[aria-label="Revoke nightly"]'),
+    ]);
+    expect(await eventsOf(member.id)).toEqual([
+      'sign_in.succeeded',
+      'personal_token.created',
+      'personal_token.first_used',
+      'personal_token.revoked',
+    ]);
+
+    await page.goto(`${server.baseUrl}/settings/security`);
+    const log = await page.locator('main').innerText();
+    expect(log).toContain('Personal access token used for the first time');
+    expect(log).toContain('Signed in');
+    expect(server.logLines.join('\n')).toContain('"audit":"personal_token.first_used"');
+  });
+});

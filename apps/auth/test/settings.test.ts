@@ -1,0 +1,175 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningAuthServer, startAuthServer } from './support/auth-server';
+import { authorizeInBrowser, launchBrowser } from './support/browser';
+import { type CallbackServer, startCallbackServer } from './support/callback-server';
+import { aMember, type TestMember } from './support/factories';
+import { authorizeUrl, discover, tokenRequest } from './support/oauth-client';
+
+let server: RunningAuthServer;
+let browser: Browser;
+let page: Page;
+let member: TestMember;
+let callbacks: CallbackServer;
+
+beforeAll(async () => {
+  server = await startAuthServer();
+  browser = await launchBrowser();
+  callbacks = await startCallbackServer();
+  member = await aMember(server.database.db, { name: 'Grace Hopper' });
+  page = await (await browser.newContext()).newPage();
+});
+afterAll(async () => {
+  await browser?.close();
+  await callbacks?.close();
+  await server?.stop();
+});
+
+const introspect = async (token: string) => {
+  const { introspectionClientId, introspectionClientSecret } = server.config.secrets;
+  const response = await fetch(`${server.baseUrl}/oauth/introspect`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${introspectionClientId}:${introspectionClientSecret}`).toString('base64')}`,
+    },
+    body: new URLSearchParams({ token }),
+  });
+  return (await response.json()) as Record<string, unknown>;
+};
+
+async function submit(selector: string) {
+  await Promise.all([
+    page.waitForLoadState('load'),
+    page.waitForResponse((r) => r.request().method() === 'POST'),
+    page.click(selector),
+  ]);
+  await page.waitForLoadState('load');
+}
+
+describe('developer settings in the browser', () => {
+  it('sends a signed-out member to the sign-in page, and back after signing in', async () => {
+    await page.goto(`${server.baseUrl}/settings/tokens`);
+    expect(new URL(page.url()).pathname).toBe('/login');
+    await page.fill('input[name="email"]', member.email);
+    await page.fill('input[name="password"]', member.password);
+    await submit('button[type="submit"]');
+    expect(new URL(page.url()).pathname).toBe('/settings/tokens');
+    expect(await page.locator('h1').innerText()).toBe('Personal access tokens');
+  });
+
+  it('registers an application, shows its secret once, and the secret works at the token endpoint', async () => {
+    await page.goto(`${server.baseUrl}/settings/applications`);
+    await page.fill('#app-name', 'Card index');
+    await page.fill('#redirect-uris', callbacks.redirectUri);
+    await submit('button:has-text("Register application")');
+    const clientId = await page.locator('#revealed-client-id').innerText();
+    const secret = await page.locator('#revealed-secret').innerText();
+    expect(secret.length).toBeGreaterThan(30);
+
+    await page.goto(`${server.baseUrl}/settings/applications`);
+    expect(await page.content()).not.toContain(secret);
+    expect(await page.locator('code.client-id').allInnerTexts()).toContain(clientId);
+
+    const as = await discover(server.baseUrl);
+    const app = { client_id: clientId, client_secret: secret, redirect_uri: callbacks.redirectUri };
+    const { callback } = await authorizeInBrowser(page, authorizeUrl(as, app), app.redirect_uri, {});
+    const exchange = await tokenRequest(as, {
+      grant_type: 'authorization_code',
+      client_id: clientId,
+      client_secret: secret,
+      redirect_uri: app.redirect_uri,
+      code: callback?.searchParams.get('code') as string,
+    });
+    expect(exchange.status).toBe(200);
+    const accessToken = exchange.body.access_token as string;
+    expect(await introspect(accessToken)).toMatchObject({ active: true, sub: String(member.id) });
+
+    // The approval is listed under Authorized apps; revoking it kills the token at once.
+    await page.goto(`${server.baseUrl}/settings/authorized-apps`);
+    expect(await page.locator('main').innerText()).toContain('Card index');
+    await submit('button[aria-label="Revoke access of Card index"]');
+    expect(await page.locator('main').innerText()).toContain('You have not authorized any application.');
+    expect(await introspect(accessToken)).toEqual({ active: false });
+
+    // Rotating the secret: the old one stops working.
+    await page.goto(`${server.baseUrl}/settings/applications`);
+    await submit('button:has-text("Rotate secret")');
+    const rotated = await page.locator('#revealed-secret').innerText();
+    expect(rotated).not.toBe(secret);
+    const withOld = await tokenRequest(as, {
+      grant_type: 'refresh_token',
+      refresh_token: 'x',
+      client_id: clientId,
+      client_secret: secret,
+    });
+    expect(withOld.body.error).toBe('invalid_client');
+
+    // Deleting the application.
+    await submit('button[aria-label="Delete Card index"]');
+    expect(await page.locator('main').innerText()).toContain('No applications yet.');
+  });
+
+  it('refuses a redirect URI that is not https nor local, with the reason', async () => {
+    await page.goto(`${server.baseUrl}/settings/applications`);
+    await page.fill('#app-name', 'Insecure');
+    await page.fill('#redirect-uris', 'http://example.com/callback');
+    await submit('button:has-text("Register application")');
+    expect(await page.locator('[role="alert"]').innerText()).toContain('must use https');
+  });
+
+  it('creates a personal access token shown once, lists it, and revokes it', async () => {
+    await page.goto(`${server.baseUrl}/settings/tokens`);
+    await page.fill('#token-name', 'backup script');
+    await page.check('input[name="scopes"][value="contacts:write"]');
+    await page.fill('#token-days', '30');
+    await submit('button:has-text("Create token")');
+    const token = await page.locator('#revealed-secret').innerText();
+    const introspected = await introspect(token);
+    expect(introspected).toMatchObject({
+      active: true,
+      sub: String(member.id),
+      scope: 'contacts:read contacts:write',
+      personal_access_token: true,
+    });
+    const days = ((introspected.exp as number) - (introspected.iat as number)) / 86400;
+    expect(days).toBe(30);
+
+    await page.goto(`${server.baseUrl}/settings/tokens`);
+    const row = page.locator('tr', { hasText: 'backup script' });
+    expect(await row.innerText()).toContain('contacts:read contacts:write');
+    await submit('button[aria-label="Revoke backup script"]');
+    expect(await page.locator('tr', { hasText: 'backup script' }).innerText()).toContain('Revoked');
+    expect(await introspect(token)).toEqual({ active: false });
+  });
+
+  it('never issues a personal token for longer than 60 days', async () => {
+    await page.goto(`${server.baseUrl}/settings/tokens`);
+    await page.fill('#token-name', 'too long');
+    await page.locator('#token-days').evaluate((input: HTMLInputElement) => input.removeAttribute('max'));
+    await page.fill('#token-days', '61');
+    await submit('button:has-text("Create token")');
+    expect(await page.locator('[role="alert"]').innerText()).toContain('from 1 to 60');
+    expect(await page.locator('#revealed-secret').count()).toBe(0);
+  });
+
+  it('refuses a settings form posted from elsewhere (no CSRF token)', async () => {
+    const cookies = await page.context().cookies();
+    const response = await fetch(`${server.baseUrl}/settings/tokens`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        cookie: cookies.map((cookie) => `${cookie.name}=${cookie.value}`).join('; '),
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ name: 'forged', scopes: '*' }),
+    });
+    expect(response.status).toBe(403);
+    expect(await server.database.db('personal_access_tokens').where({ name: 'forged' }).first()).toBeUndefined();
+  });
+
+  it('serves its pages with a strict CSP that forbids framing', async () => {
+    const response = await fetch(`${server.baseUrl}/login`);
+    expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+  });
+});

@@ -1,0 +1,37 @@
+import { randomBytes } from 'node:crypto';
+import { addMemberToGroup, createBusinessCategory, createGroup, registerClient, registerMember } from '@contacts/auth';
+import type { Command } from './index';
+
+/**
+ * A demo member in a group, some business categories and an OAuth application whose redirect
+ * URI is local: everything the README's quick start needs, with fresh credentials each run.
+ */
+export const demoCommand: Command = {
+  summary: 'demo',
+  options: {},
+  required: [],
+  run: async (_values, { db, env }) => {
+    const suffix = randomBytes(3).toString('hex');
+    const password = randomBytes(9).toString('base64url');
+    const member = await registerMember(db, { email: `demo-${suffix}@example.com`, name: 'Demo Member', password });
+    const group = await createGroup(db, { name: `Demo group ${suffix}` });
+    await addMemberToGroup(db, { group: group.id, member: member.id });
+    const categories = [];
+    for (const name of ['Retail', 'Services', 'Technology']) {
+      categories.push(await createBusinessCategory(db, { name: `${name} ${suffix}` }));
+    }
+    const port = Number(env.PORT ?? 3000);
+    const client = await registerClient(db, {
+      ownerId: member.id,
+      name: 'Demo application',
+      redirectUris: [`http://localhost:${port + 1000}/callback`],
+    });
+    return {
+      member: { ...member, password },
+      group,
+      categories,
+      client,
+      authorize_url: `${env.PUBLIC_URL ?? `http://localhost:${port}`}/oauth/authorize?client_id=${client.client_id}&redirect_uri=${encodeURIComponent(client.redirect_uris[0] ?? '')}&response_type=code&scope=*&state=demo`,
+    };
+  },
+};

@@ -1,0 +1,34 @@
+import type { ParseArgsConfig } from 'node:util';
+import type { CommandContext, CommandResult } from '../cli-context';
+import { categoryCommands } from './category';
+import { clientCommands } from './client';
+import { demoCommand } from './demo';
+import { groupCommands } from './group';
+import { memberCommands } from './member';
+import { migrateCommands } from './migrate';
+import { tokenCommands } from './token';
+
+/** Parsed flags: strings, lists of strings for `multiple` flags, booleans for switches. */
+export type CommandValues = Record<string, string | boolean | Array<string | boolean> | undefined>;
+
+export interface Command {
+  /** Flags the command takes; all are strings (or lists of strings). */
+  options: NonNullable<ParseArgsConfig['options']>;
+  /** Flags that must be present. */
+  required: string[];
+  summary: string;
+  run(values: CommandValues, context: CommandContext): Promise<CommandResult>;
+}
+
+/** noun → verb → command. */
+export const commands: Record<string, Record<string, Command>> = {
+  member: memberCommands,
+  group: groupCommands,
+  category: categoryCommands,
+  client: clientCommands,
+  token: tokenCommands,
+  migrate: migrateCommands,
+};
+
+/** Commands that are a single word. */
+export const soloCommands: Record<string, Command> = { demo: demoCommand };

@@ -1,0 +1,60 @@
+import { createAuthServer, loadAuthConfig } from '@contacts/auth';
+import { createLogger, isContactsApiPath, serve } from '@contacts/config';
+import { createContactsApi, loadContactsApiConfig } from '@contacts/contacts-api';
+import { openServiceDatabase } from '@contacts/db';
+
+/**
+ * `pnpm start`: the whole product in one process for a developer's machine. Starts the
+ * database (embedded unless DATABASE_URL is set), migrates it, and serves both services under
+ * one base URL, dispatching by path as the production gateway does.
+ */
+const logger = createLogger('platform');
+const port = Number(process.env.PORT ?? 3000);
+const publicUrl = (process.env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/$/, '');
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  PORT: String(port),
+  PUBLIC_URL: publicUrl,
+  AUTH_URL: publicUrl,
+  AUTH_INTERNAL_URL: process.env.AUTH_INTERNAL_URL ?? `http://127.0.0.1:${port}`,
+};
+
+const database = await openServiceDatabase({
+  env,
+  applicationName: 'platform',
+  mode: 'own',
+  migrate: true,
+  log: (message) => logger.debug(message),
+});
+try {
+  const auth = await createAuthServer({
+    db: database.db,
+    config: await loadAuthConfig(env, { port }),
+    logger: logger.child({ service: 'auth' }),
+  });
+  const api = await createContactsApi({
+    db: database.db,
+    config: await loadContactsApiConfig(env, { port }),
+    logger: logger.child({ service: 'contacts-api' }),
+  });
+  const authHandler = auth.app.callback();
+  const apiHandler = api.app.callback();
+  await serve({
+    name: 'platform',
+    port,
+    handler: (req, res) => (isContactsApiPath(req.url ?? '/') ? apiHandler(req, res) : authHandler(req, res)),
+    logger,
+    onClose: async () => {
+      await Promise.all([auth.close(), api.close()]);
+      await database.close();
+    },
+  });
+  logger.info(
+    `Member contacts is running at ${publicUrl} (database: ${database.kind}). ` +
+      `Sign in at ${publicUrl}/login, API docs at ${publicUrl}/docs. Ctrl-C stops everything.`,
+  );
+} catch (error) {
+  logger.error({ err: error }, 'could not start');
+  await database.close();
+  process.exit(1);
+}

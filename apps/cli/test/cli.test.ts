@@ -1,0 +1,92 @@
+import { createTestDatabase, type TestDatabase } from '@contacts/db/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './support';
+
+let database: TestDatabase;
+let env: NodeJS.ProcessEnv;
+beforeAll(async () => {
+  database = await createTestDatabase();
+  env = { DATABASE_URL: database.url };
+});
+afterAll(async () => database.drop());
+
+const count = async (table: string) =>
+  Number((await database.db(table).count<{ count: number }[]>('* as count'))[0]?.count);
+
+describe('pnpm cli', () => {
+  it('creates a member and prints exactly its id, e-mail and name', async () => {
+    const run = await runCli(
+      ['member', 'create', '--email', 'grace@example.test', '--name', 'Grace', '--password', 'correct horse'],
+      env,
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim().split('\n')).toHaveLength(1);
+    expect(run.json).toEqual({ id: expect.any(Number), email: 'grace@example.test', name: 'Grace' });
+    const stored = await database.db('members').where({ email: 'grace@example.test' }).first();
+    expect(stored.password_hash).toMatch(/^scrypt\$/);
+    expect(stored.password_hash).not.toContain('correct horse');
+  });
+
+  it('creates groups and categories, and adds members to groups', async () => {
+    const member = (
+      await runCli(
+        ['member', 'create', '--email', 'alan@example.test', '--name', 'Alan', '--password', 'password1'],
+        env,
+      )
+    ).json as { id: number };
+    const group = await runCli(['group', 'create', '--name', 'Chess club'], env);
+    expect(group.json).toEqual({ id: expect.any(Number), name: 'Chess club' });
+    const groupId = (group.json as { id: number }).id;
+    const membership = await runCli(
+      ['group', 'add-member', '--group', String(groupId), '--member', String(member.id)],
+      env,
+    );
+    expect(membership.json).toEqual({ group_id: groupId, member_id: member.id });
+    const category = await runCli(['category', 'create', '--name', 'Bakery'], env);
+    expect(category.json).toEqual({ id: expect.any(Number), name: 'Bakery' });
+  });
+
+  it.each([
+    {
+      why: 'an invalid e-mail',
+      args: ['member', 'create', '--email', 'nope', '--name', 'X', '--password', 'password1'],
+      table: 'members',
+    },
+    {
+      why: 'a short password',
+      args: ['member', 'create', '--email', 'x@example.test', '--name', 'X', '--password', 'short'],
+      table: 'members',
+    },
+    { why: 'a missing flag', args: ['member', 'create', '--email', 'y@example.test'], table: 'members' },
+    { why: 'an unknown flag', args: ['group', 'create', '--name', 'G', '--colour', 'red'], table: 'groups' },
+    { why: 'an empty name', args: ['category', 'create', '--name', '  '], table: 'business_categories' },
+    {
+      why: 'an unknown group',
+      args: ['group', 'add-member', '--group', '999999', '--member', '1'],
+      table: 'group_members',
+    },
+    {
+      why: 'a non-numeric member',
+      args: ['group', 'add-member', '--group', '1', '--member', 'abc'],
+      table: 'group_members',
+    },
+    { why: 'an unknown command', args: ['member', 'explode'], table: 'members' },
+  ])('rejects $why with a message on stderr, a non-zero exit and nothing written', async ({ args, table }) => {
+    const before = await count(table);
+    const run = await runCli(args, env);
+    expect(run.code).not.toBe(0);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/error: .+/);
+    expect(await count(table)).toBe(before);
+  });
+
+  it('refuses a second member with the same e-mail in another case', async () => {
+    await runCli(['member', 'create', '--email', 'dup@example.test', '--name', 'One', '--password', 'password1'], env);
+    const run = await runCli(
+      ['member', 'create', '--email', 'DUP@example.test', '--name', 'Two', '--password', 'password1'],
+      env,
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('already exists');
+  });
+});

@@ -1,0 +1,81 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const appRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json: unknown;
+}
+
+/** Runs `pnpm -s cli …` the way an operator does, as a separate process. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliRun> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli.ts', ...args],
+      { cwd: appRoot, env: { ...process.env, ...env } },
+      (error, stdout, stderr) => {
+        let json: unknown;
+        try {
+          json = JSON.parse(stdout);
+        } catch {
+          json = undefined;
+        }
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr, json });
+      },
+    );
+  });
+}
+
+/** Starts `pnpm start` (the launcher) in its own process group and waits until it answers. */
+export async function startPlatform(env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/start.ts'], {
+    cwd: appRoot,
+    env: { ...process.env, ...env, PORT: String(port) },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`launcher exited early:\n${output}`);
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/readyz`);
+      if (response.ok) return child;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`launcher did not become ready:\n${output}`);
+}
+
+export function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+/** Pids of PostgreSQL server processes whose command line names this data folder. */
+export function postgresProcessesFor(dataDir: string): Promise<number[]> {
+  return new Promise((resolve) => {
+    execFile('ps', ['-eo', 'pid,args'], (_error, stdout) => {
+      resolve(
+        stdout
+          .split('\n')
+          .filter((line) => line.includes('postgres') && line.includes(dataDir))
+          .map((line) => Number.parseInt(line.trim(), 10)),
+      );
+    });
+  });
+}
+
+export function freePort(): number {
+  return 40_000 + Math.floor(Math.random() * 10_000);
+}

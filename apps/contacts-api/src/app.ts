@@ -1,0 +1,124 @@
+import type { Logger } from '@contacts/config';
+import { createServiceMetrics, healthEndpoints, requestLogging } from '@contacts/config';
+import type { Database, NotificationListener } from '@contacts/db';
+import { databaseProblem } from '@contacts/db';
+import { Router } from '@koa/router';
+import Koa from 'koa';
+import { Authenticator } from './auth/authenticator';
+import { introspectionClient } from './auth/introspection';
+import { requireAccess } from './auth/middleware';
+import { listenForRevocations } from './auth/revocation-listener';
+import { TokenCache } from './auth/token-cache';
+import { tokenCacheMetrics } from './auth/token-cache-metrics';
+import type { ContactsApiConfig } from './config';
+import { ApiError, errorEnvelope } from './http/errors';
+import { perTokenRateLimit } from './http/rate-limit';
+import type { RouteDependencies } from './routes/context';
+import { openApiRoutes } from './routes/openapi';
+import { v3Api } from './routes/v3';
+import { businessCategoryRoutes } from './routes/v4/business-categories';
+import { contactRoutes } from './routes/v4/contacts';
+import { groupRoutes } from './routes/v4/groups';
+import { imageRoutes } from './routes/v4/images';
+
+export interface ContactsApiDependencies {
+  db: Database;
+  config: ContactsApiConfig;
+  logger: Logger;
+}
+
+export interface ContactsApi {
+  app: Koa;
+  /** The revocation LISTEN connection (tests wait for it, readiness reports it). */
+  revocations: NotificationListener;
+  close(): Promise<void>;
+}
+
+export async function createContactsApi({ db, config, logger }: ContactsApiDependencies): Promise<ContactsApi> {
+  const app = new Koa({ proxy: true });
+  const cache = new TokenCache();
+  let authenticator: Authenticator | undefined;
+  const revocations = listenForRevocations(
+    db,
+    {
+      revoke: (hashes) => authenticator?.revoke(hashes),
+      revokeAll: () => authenticator?.revokeAll(),
+    },
+    logger,
+  );
+  authenticator = new Authenticator(
+    introspectionClient({
+      authInternalUrl: config.authInternalUrl,
+      clientId: config.introspectionClientId,
+      clientSecret: config.introspectionClientSecret,
+    }),
+    cache,
+    revocations,
+  );
+
+  const metrics = createServiceMetrics({ service: 'contacts-api', pool: () => db.client.pool });
+  tokenCacheMetrics(metrics.registry, cache);
+  app.use(requestLogging(logger));
+  app.use(metrics.middleware);
+  app.use(
+    healthEndpoints({
+      database: () => databaseProblem(db),
+      authorization_server: () => authServerProblem(config.authInternalUrl),
+    }),
+  );
+  app.use(errorEnvelope(logger));
+
+  const dependencies: RouteDependencies = {
+    db,
+    publicUrl: config.publicUrl,
+    read: requireAccess(authenticator, 'read', logger),
+    write: requireAccess(authenticator, 'write', logger),
+  };
+  // The per-token rate limit counts only authenticated requests (after read/write accepted the token).
+  if (config.apiRateLimit) {
+    const perToken = perTokenRateLimit(db, config.apiRateLimit, logger);
+    for (const access of ['read', 'write'] as const) {
+      const authenticate = dependencies[access];
+      dependencies[access] = (ctx, next) => authenticate(ctx, () => perToken(ctx, next));
+    }
+  }
+  app.use(v3Api({ ...dependencies, logger }));
+  const root = new Router();
+  for (const router of [
+    openApiRoutes({ publicUrl: config.publicUrl }),
+    contactRoutes(dependencies),
+    imageRoutes(dependencies),
+    groupRoutes(dependencies),
+    businessCategoryRoutes(dependencies),
+  ]) {
+    root.use(router.routes());
+  }
+  app.use(root.routes());
+  app.use(
+    root.allowedMethods({
+      throw: true,
+      methodNotAllowed: () => new ApiError(405, 'method_not_allowed', 'Method not allowed.'),
+      notImplemented: () => new ApiError(405, 'method_not_allowed', 'Method not allowed.'),
+    }),
+  );
+
+  logger.debug({ authUrl: config.authUrl }, 'contacts api ready');
+  return {
+    app,
+    revocations,
+    close: async () => {
+      await revocations.close();
+    },
+  };
+}
+
+/** Readiness: the authorization server answers its health check (else no new token can be checked). */
+async function authServerProblem(authInternalUrl: string): Promise<string | undefined> {
+  try {
+    const response = await fetch(`${authInternalUrl}/healthz`, { signal: AbortSignal.timeout(2_000) });
+    await response.body?.cancel();
+    return response.ok ? undefined : `authorization server unhealthy (HTTP ${response.status})`;
+  } catch {
+    return 'authorization server unreachable';
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * The client side of RFC 7662 token introspection at the authorization server, authenticated
+ * with the contacts API's own client credentials (HTTP Basic, RFC 6749 §2.3.1 encoding).
+ */
+export type Introspection =
+  | { active: false }
+  | { active: true; memberId: number; scopes: string[]; clientId: string | undefined; exp: number | undefined };
+
+/** The authorization server could not give an answer (down, timing out, or misconfigured). */
+export class AuthServerUnavailable extends Error {}
+
+export interface IntrospectionClientOptions {
+  authInternalUrl: string;
+  clientId: string;
+  clientSecret: string;
+  timeoutMs?: number;
+}
+
+export type Introspect = (token: string) => Promise<Introspection>;
+
+export function introspectionClient(options: IntrospectionClientOptions): Introspect {
+  const url = `${options.authInternalUrl}/oauth/introspect`;
+  const credentials = Buffer.from(
+    `${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`,
+  ).toString('base64');
+  return async (token) => {
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${credentials}`,
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/json',
+        },
+        body: new URLSearchParams({ token, token_type_hint: 'access_token' }).toString(),
+        signal: AbortSignal.timeout(options.timeoutMs ?? 5_000),
+      });
+    } catch (error) {
+      throw new AuthServerUnavailable(`introspection request failed: ${(error as Error).message}`);
+    }
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new AuthServerUnavailable(`introspection answered HTTP ${response.status}`);
+    }
+    let body: Record<string, unknown>;
+    try {
+      body = (await response.json()) as Record<string, unknown>;
+    } catch {
+      throw new AuthServerUnavailable('introspection answered something that is not JSON');
+    }
+    return parseIntrospection(body);
+  };
+}
+
+/** Reads an RFC 7662 response; anything that does not name a member is treated as inactive. */
+export function parseIntrospection(body: Record<string, unknown>): Introspection {
+  if (body.active !== true) return { active: false };
+  const memberId = typeof body.sub === 'string' && /^\d{1,10}$/.test(body.sub) ? Number(body.sub) : Number.NaN;
+  if (!Number.isSafeInteger(memberId) || memberId < 1) return { active: false };
+  const exp = typeof body.exp === 'number' ? body.exp : undefined;
+  if (exp !== undefined && exp * 1000 <= Date.now()) return { active: false };
+  return {
+    active: true,
+    memberId,
+    scopes: typeof body.scope === 'string' ? body.scope.split(' ').filter(Boolean) : [],
+    clientId: typeof body.client_id === 'string' ? body.client_id : undefined,
+    exp,
+  };
+}

@@ -1,0 +1,48 @@
+import type { Logger } from '@contacts/config';
+import {
+  type Database,
+  listenForNotifications,
+  type NotificationListener,
+  TOKEN_REVOCATION_CHANNEL,
+} from '@contacts/db';
+
+/**
+ * Follows the authorization server's revocation announcements (PostgreSQL NOTIFY on
+ * TOKEN_REVOCATION_CHANNEL, payload {"token_hashes": [...]} and possibly "grant_ids") and
+ * tells the cache what to forget.
+ */
+export interface RevocationHandlers {
+  /** Forget these token hashes. */
+  revoke(hashes: string[]): void;
+  /** Forget everything: a notice we cannot map to hashes, or notices we may have missed. */
+  revokeAll(): void;
+}
+
+export function listenForRevocations(db: Database, handlers: RevocationHandlers, logger: Logger): NotificationListener {
+  return listenForNotifications(db, {
+    channel: TOKEN_REVOCATION_CHANNEL,
+    onNotification(payload) {
+      let notice: { token_hashes?: unknown; grant_ids?: unknown };
+      try {
+        notice = JSON.parse(payload) as typeof notice;
+      } catch {
+        logger.warn('unreadable token revocation notice; forgetting every cached token');
+        handlers.revokeAll();
+        return;
+      }
+      const hashes = Array.isArray(notice.token_hashes)
+        ? notice.token_hashes.filter((hash): hash is string => typeof hash === 'string')
+        : [];
+      if (hashes.length > 0) handlers.revoke(hashes);
+      // The cache does not know which grant a token belongs to: a grant-wide revocation
+      // empties it, which costs one introspection per token and is always safe.
+      if (Array.isArray(notice.grant_ids) && notice.grant_ids.length > 0) handlers.revokeAll();
+    },
+    onStateChange(listening, error) {
+      // Whatever was announced while we were not listening is lost: start from nothing.
+      handlers.revokeAll();
+      if (listening) logger.info('listening for token revocations');
+      else logger.warn({ err: error }, 'token revocation listener down; introspecting every request until it is back');
+    },
+  });
+}

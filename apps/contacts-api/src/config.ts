@@ -1,0 +1,38 @@
+import { integerFrom, loadSharedSecrets, type RateLimit, rateLimitFrom, urlFrom } from '@contacts/config';
+import { dataDirectory } from '@contacts/db';
+
+export interface ContactsApiConfig {
+  port: number;
+  /** Public base URL of the API (used in image_url and links). */
+  publicUrl: string;
+  /** Public URL of the authorization server (the issuer). */
+  authUrl: string;
+  /** Where this process reaches the authorization server's introspection endpoint. */
+  authInternalUrl: string;
+  introspectionClientId: string;
+  introspectionClientSecret: string;
+  /** Requests per token (API_RATE_LIMIT per API_RATE_LIMIT_WINDOW seconds); undefined: no limit. */
+  apiRateLimit?: RateLimit | undefined;
+}
+
+export async function loadContactsApiConfig(
+  env: NodeJS.ProcessEnv,
+  defaults: { port: number },
+): Promise<ContactsApiConfig> {
+  const port = integerFrom(env, 'PORT', defaults.port);
+  const publicUrl = urlFrom(env, 'PUBLIC_URL', `http://localhost:${port}`);
+  const authUrl = urlFrom(env, 'AUTH_URL', publicUrl);
+  const secrets = await loadSharedSecrets(env, dataDirectory(env), [
+    'introspectionClientId',
+    'introspectionClientSecret',
+  ]);
+  return {
+    port,
+    publicUrl,
+    authUrl,
+    authInternalUrl: urlFrom(env, 'AUTH_INTERNAL_URL', authUrl),
+    introspectionClientId: secrets.introspectionClientId,
+    introspectionClientSecret: secrets.introspectionClientSecret,
+    apiRateLimit: rateLimitFrom(env, 'API_RATE_LIMIT', 1200),
+  };
+}

@@ -1,0 +1,231 @@
+import {
+  type ContactColumns,
+  type ContactRecord,
+  type Database,
+  deleteOwnedContacts,
+  deleteOwnedContactsInGroup,
+  findBusinessCategoryById,
+  findContactRecord,
+  findGroupById,
+  findMemberById,
+  findOwnedContactIdByEmail,
+  insertContact,
+  insertContactRecord,
+  isDuplicateContactEmail,
+  isGroupMember,
+  listContactRecords,
+  listContactRecordsByOffset,
+  listGroupContactRecords,
+  lockContact,
+  putContactImage,
+  type Queryable,
+  updateContact,
+} from '@contacts/db';
+import type { ContactChanges } from '@contacts/schemas';
+import { contactNotFound, DomainError, EMAIL_TAKEN, invalidField, notGroupMember } from './errors';
+
+/**
+ * The address book's rules, written once for every API version (v4 and the deprecated v3): who may
+ * see, link and delete what; the group rule; the e-mail uniqueness; images stored with their
+ * contact. Every write runs in one transaction, so a refused request leaves nothing behind.
+ * Inputs arrive validated (shape, lengths, formats); what needs the database is checked here.
+ */
+
+/** An image already checked to be a JPEG or PNG by its content. */
+export interface ContactImageInput {
+  contentType: 'image/jpeg' | 'image/png';
+  bytes: Buffer;
+}
+
+export interface ListOptions {
+  afterId?: number;
+  search?: string;
+  groupId?: number;
+  updatedSince?: Date;
+  limit: number;
+}
+
+export async function getContact(db: Database, memberId: number, id: number): Promise<ContactRecord> {
+  const record = await findContactRecord(db, memberId, id);
+  if (!record) throw contactNotFound();
+  return record;
+}
+
+/** One page of the member's contacts in id order; `hasMore` when another page follows. */
+export async function listContacts(
+  db: Database,
+  memberId: number,
+  options: ListOptions,
+): Promise<{ records: ContactRecord[]; hasMore: boolean }> {
+  const rows = await listContactRecords(db, { ownerId: memberId, ...options });
+  return { records: rows.slice(0, options.limit), hasMore: rows.length > options.limit };
+}
+
+/**
+ * Every one of the member's contacts in id order, or the window of that order that starts
+ * after `offset` contacts and holds at most `limit` (v3's lists).
+ */
+export async function listContactsByOffset(
+  db: Database,
+  memberId: number,
+  window?: { offset: number; limit: number },
+): Promise<ContactRecord[]> {
+  return listContactRecordsByOffset(db, memberId, window);
+}
+
+export async function createContact(
+  db: Database,
+  memberId: number,
+  changes: ContactChanges & { name: string },
+  image?: ContactImageInput,
+): Promise<ContactRecord> {
+  const columns = toColumns(changes) as ContactColumns & { name: string };
+  // Nothing to check and no image: one statement, which is its own transaction (the common case).
+  if (!image && !hasReferences(changes)) return insertOrExplain(() => insertContactRecord(db, memberId, columns));
+  return db.transaction(async (trx) => {
+    await checkReferences(trx, memberId, changes);
+    const id = await insertOrExplain(() => insertContact(trx, memberId, columns));
+    if (image) await putContactImage(trx, id, image);
+    return (await findContactRecord(trx, memberId, id))!;
+  });
+}
+
+export interface UpdateOptions {
+  image?: ContactImageInput;
+  /** Checked against the current contact, under a row lock; false → precondition_failed. */
+  precondition?: (current: ContactRecord) => boolean;
+}
+
+/** Changes only the fields given (undefined: unchanged, null: cleared), and/or replaces the image. */
+export async function updateContactFields(
+  db: Database,
+  memberId: number,
+  id: number,
+  changes: ContactChanges,
+  options: UpdateOptions = {},
+): Promise<ContactRecord> {
+  return db.transaction(async (trx) => {
+    if (!(await lockContact(trx, memberId, id))) throw contactNotFound();
+    if (options.precondition) {
+      const current = (await findContactRecord(trx, memberId, id))!;
+      if (!options.precondition(current))
+        throw new DomainError('precondition_failed', 'The contact has changed since you read it.');
+    }
+    await checkReferences(trx, memberId, changes);
+    await insertOrExplain(() => updateContact(trx, memberId, id, toColumns(changes)));
+    if (options.image) await putContactImage(trx, id, options.image);
+    return (await findContactRecord(trx, memberId, id))!;
+  });
+}
+
+/**
+ * Creates the contact, or updates the member's contact with the same e-mail (case-insensitive)
+ * when there is one — v3's POST. Race-free: a transaction-scoped advisory lock on (member,
+ * e-mail) serialises concurrent calls, so parallel requests with one new e-mail create one row.
+ */
+export async function upsertContactByEmail(
+  db: Database,
+  memberId: number,
+  changes: ContactChanges & { name: string },
+  image?: ContactImageInput,
+): Promise<{ record: ContactRecord; created: boolean }> {
+  const email = changes.email ?? null;
+  if (email === null) return { record: await createContact(db, memberId, changes, image), created: true };
+  return db.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(?, hashtext(lower(?)))', [memberId, email]);
+    const existing = await findOwnedContactIdByEmail(trx, memberId, email);
+    await checkReferences(trx, memberId, changes);
+    let id: number;
+    if (existing === undefined) {
+      id = await insertOrExplain(() =>
+        insertContact(trx, memberId, toColumns(changes) as ContactColumns & { name: string }),
+      );
+    } else {
+      id = existing;
+      await updateContact(trx, memberId, id, toColumns(changes));
+    }
+    if (image) await putContactImage(trx, id, image);
+    return { record: (await findContactRecord(trx, memberId, id))!, created: existing === undefined };
+  });
+}
+
+/**
+ * Deletes the member's own contacts among `contactIds` and/or in `groupId` (both given: those
+ * of the ids that are in the group). The member must belong to the group. Other members'
+ * contacts and unknown ids are silently left alone. Returns the ids deleted.
+ */
+export async function deleteContacts(
+  db: Database,
+  memberId: number,
+  target: { contactIds?: readonly number[]; groupId?: number },
+): Promise<number[]> {
+  return db.transaction(async (trx) => {
+    if (target.groupId !== undefined) {
+      if (!(await isGroupMember(trx, target.groupId, memberId))) throw notGroupMember();
+      return deleteOwnedContactsInGroup(trx, memberId, target.groupId, target.contactIds);
+    }
+    return deleteOwnedContacts(trx, memberId, target.contactIds ?? []);
+  });
+}
+
+/**
+ * Deletes one contact for its creator only (v3's DELETE): a contact the member merely sees as a
+ * guest of one of their groups → forbidden; one they cannot see at all → not found.
+ */
+export async function deleteOwnContact(db: Database, memberId: number, id: number): Promise<void> {
+  await db.transaction(async (trx) => {
+    const [deleted] = await deleteOwnedContacts(trx, memberId, [id]);
+    if (deleted !== undefined) return;
+    const guest = await trx('contacts as c')
+      .join('group_members as gm', 'gm.group_id', 'c.group_id')
+      .where({ 'c.id': id, 'gm.member_id': memberId })
+      .first('c.id');
+    if (guest) throw new DomainError('forbidden', 'Only the member who created this contact can delete it.');
+    throw contactNotFound();
+  });
+}
+
+/** The contacts linked to a group ("guests"), for members of that group only. */
+export async function listGroupGuests(db: Database, memberId: number, groupId: number): Promise<ContactRecord[]> {
+  if (!(await findGroupById(db, groupId))) throw new DomainError('not_found', 'No such group.');
+  if (!(await isGroupMember(db, groupId, memberId))) throw notGroupMember();
+  return listGroupContactRecords(db, groupId);
+}
+
+/**
+ * The rules about what a contact may point at, in one place for every version: the category
+ * and referrer must exist; the group must exist and the member must belong to it.
+ */
+function hasReferences(changes: ContactChanges): boolean {
+  return changes.business_category_id != null || changes.referrer_id != null || changes.group_id != null;
+}
+
+async function checkReferences(trx: Queryable, memberId: number, changes: ContactChanges): Promise<void> {
+  if (changes.business_category_id != null && !(await findBusinessCategoryById(trx, changes.business_category_id)))
+    throw invalidField('business_category_id', 'The selected business category id is invalid.');
+  if (changes.referrer_id != null && !(await findMemberById(trx, changes.referrer_id)))
+    throw invalidField('referrer_id', 'The selected referrer id is invalid.');
+  if (changes.group_id != null) {
+    if (!(await findGroupById(trx, changes.group_id)))
+      throw invalidField('group_id', 'The selected group id is invalid.');
+    if (!(await isGroupMember(trx, changes.group_id, memberId))) throw notGroupMember();
+  }
+}
+
+/** Turns the (owner, e-mail) uniqueness violation into the message members read. */
+async function insertOrExplain<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isDuplicateContactEmail(error)) throw invalidField('email', EMAIL_TAKEN);
+    throw error;
+  }
+}
+
+function toColumns(changes: ContactChanges): ContactColumns {
+  const columns: ContactColumns = {};
+  for (const [key, value] of Object.entries(changes)) {
+    if (value !== undefined) (columns as Record<string, unknown>)[key] = value;
+  }
+  return columns;
+}

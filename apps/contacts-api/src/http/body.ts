@@ -1,0 +1,48 @@
+import type { Context, Middleware } from 'koa';
+import { koaBody } from 'koa-body';
+import { ApiError } from './errors';
+import { type MultipartBody, parseMultipart, type UploadedFile } from './multipart';
+
+/**
+ * The request body, whatever its encoding: JSON, a URL-encoded form, or multipart/form-data
+ * (required when an image is sent). Routes read `ctx.state.body` (the fields) and
+ * `ctx.state.files`. Malformed bodies → 400; other content types → 415.
+ */
+export interface ParsedBody {
+  fields: unknown;
+  files: UploadedFile[];
+}
+
+const jsonAndForm = koaBody({
+  multipart: false,
+  text: false,
+  jsonLimit: '1mb',
+  formLimit: '1mb',
+  parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as never,
+});
+
+export function parseBody(options: { fileFields?: readonly string[] } = {}): Middleware {
+  const fileFields = options.fileFields ?? [];
+  return async (ctx, next) => {
+    const body = await read(ctx, fileFields);
+    ctx.state.body = body;
+    await next();
+  };
+}
+
+async function read(ctx: Context, fileFields: readonly string[]): Promise<ParsedBody> {
+  if (!ctx.request.length && !ctx.get('transfer-encoding')) return { fields: {}, files: [] };
+  if (ctx.is('multipart/form-data')) {
+    const parsed: MultipartBody = await parseMultipart(ctx.req, { fileFields });
+    return { fields: parsed.fields, files: parsed.files };
+  }
+  if (ctx.is('application/json', '+json', 'application/x-www-form-urlencoded')) {
+    await jsonAndForm(ctx, async () => {});
+    return { fields: ctx.request.body ?? {}, files: [] };
+  }
+  throw new ApiError(
+    415,
+    'unsupported_media_type',
+    'Send JSON, application/x-www-form-urlencoded or multipart/form-data.',
+  );
+}

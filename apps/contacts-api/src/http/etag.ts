@@ -1,0 +1,16 @@
+import { createHash } from 'node:crypto';
+
+/** A strong ETag for a representation: a hash of exactly what is sent. */
+export function etagOf(representation: unknown): string {
+  return `"${createHash('sha256').update(JSON.stringify(representation)).digest('base64url').slice(0, 32)}"`;
+}
+
+/** RFC 9110 §13.1.1 If-Match: "*" or a list of entity tags compared strongly. */
+export function ifMatchSatisfied(header: string, current: string): boolean {
+  const value = header.trim();
+  if (value === '*') return true;
+  return value
+    .split(',')
+    .map((tag) => tag.trim())
+    .some((tag) => !tag.startsWith('W/') && tag === current);
+}

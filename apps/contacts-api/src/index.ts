@@ -1,0 +1,2 @@
+export { type ContactsApi, createContactsApi } from './app';
+export { type ContactsApiConfig, loadContactsApiConfig } from './config';

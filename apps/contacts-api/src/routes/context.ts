@@ -1,0 +1,30 @@
+import type { Database } from '@contacts/db';
+import type { Context, Middleware } from 'koa';
+import type { Caller } from '../auth/middleware';
+import type { ParsedBody } from '../http/body';
+import { ApiError } from '../http/errors';
+
+/** What every route module needs. */
+export interface RouteDependencies {
+  db: Database;
+  publicUrl: string;
+  /** Middleware requiring a token with read (or write) access. */
+  read: Middleware;
+  write: Middleware;
+}
+
+export function callerOf(ctx: Context): Caller {
+  return ctx.state.caller as Caller;
+}
+
+export function bodyOf(ctx: Context): ParsedBody {
+  return (ctx.state.body as ParsedBody | undefined) ?? { fields: {}, files: [] };
+}
+
+/** A path id: a positive integer, else the resource cannot exist (404). */
+export function pathId(ctx: Context, name = 'id'): number {
+  const raw = (ctx.params as Record<string, string | undefined>)[name] ?? '';
+  const id = /^\d{1,10}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(id) || id < 1 || id > 2_147_483_647) throw new ApiError(404, 'not_found', 'Not found.');
+  return id;
+}

@@ -1,0 +1,79 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { buildOpenApiDocument } from '@contacts/schemas';
+import { Router } from '@koa/router';
+import { getAbsoluteFSPath } from 'swagger-ui-dist';
+
+/**
+ * GET /openapi.json, and a docs page at /docs with Swagger UI served from the npm package
+ * (no CDN: the page works offline and under a strict Content-Security-Policy).
+ */
+const ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+  'favicon-16x16.png': 'image/png',
+};
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>Member contacts API</title>
+  <link rel="stylesheet" href="/docs/swagger-ui.css">
+  <link rel="icon" type="image/png" href="/docs/favicon-32x32.png">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="/docs/swagger-ui-bundle.js"></script>
+  <script src="/docs/swagger-ui-standalone-preset.js"></script>
+  <script src="/docs/init.js"></script>
+</body>
+</html>
+`;
+
+// External file, not inline, so that a CSP without 'unsafe-inline' allows it.
+const INIT = `window.ui = SwaggerUIBundle({
+  url: '/openapi.json',
+  dom_id: '#swagger-ui',
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+  layout: 'StandaloneLayout',
+});
+`;
+
+export function openApiRoutes(options: { publicUrl: string }): Router {
+  const router = new Router();
+  const document = JSON.stringify(buildOpenApiDocument({ serverUrl: options.publicUrl }));
+  const assetDir = getAbsoluteFSPath();
+  const security = (ctx: { set(field: string, value: string): void }) => {
+    ctx.set('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'");
+    ctx.set('X-Content-Type-Options', 'nosniff');
+  };
+
+  router.get('/openapi.json', (ctx) => {
+    ctx.type = 'application/json';
+    ctx.set('Cache-Control', 'public, max-age=300');
+    ctx.body = document;
+  });
+  router.get('/docs', (ctx) => {
+    security(ctx);
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = PAGE;
+  });
+  router.get('/docs/init.js', (ctx) => {
+    security(ctx);
+    ctx.type = 'text/javascript; charset=utf-8';
+    ctx.body = INIT;
+  });
+  router.get('/docs/:asset', async (ctx, next) => {
+    const name = ctx.params.asset ?? '';
+    const type = ASSETS[name];
+    if (!type) return next();
+    security(ctx);
+    ctx.type = type;
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.body = await readFile(path.join(assetDir, name));
+  });
+  return router;
+}

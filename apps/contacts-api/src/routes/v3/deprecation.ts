@@ -1,0 +1,22 @@
+import type { Context } from 'koa';
+
+/** When v3 was deprecated (the release of v4) and when it goes away. */
+export const V3_DEPRECATED_AT = new Date('2026-11-22T00:00:00Z');
+export const V3_SUNSET_AT = new Date('2027-12-01T00:00:00Z');
+
+/**
+ * The headers every v3 response carries, errors included: `Deprecation` (RFC 9745, a
+ * structured-field Date: `@` and Unix seconds), `Sunset` (RFC 8594, an HTTP-date) and a link to
+ * the successor version's documentation.
+ */
+export function deprecationHeaders(publicUrl: string): Record<string, string> {
+  return {
+    Deprecation: `@${Math.floor(V3_DEPRECATED_AT.getTime() / 1000)}`,
+    Sunset: V3_SUNSET_AT.toUTCString(),
+    Link: `<${publicUrl.replace(/\/$/, '')}/docs>; rel="successor-version"`,
+  };
+}
+
+export function setDeprecationHeaders(ctx: Context, headers: Record<string, string>): void {
+  for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
+}

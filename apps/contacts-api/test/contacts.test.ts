@@ -1,0 +1,322 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { aCategory, aClient, aContact, aGroup, aMember, type Client } from './support/factories';
+import { type Stack, startStack } from './support/servers';
+
+interface Contact {
+  id: number;
+  [key: string]: unknown;
+}
+type One = { data: Contact };
+type Many = { data: Contact[]; meta: { next_cursor: string | null; limit: number } };
+type Failure = { error: { code: string; message: string; fields?: Record<string, string[]> } };
+
+let stack: Stack;
+let ada: Client;
+beforeAll(async () => {
+  stack = await startStack();
+  ada = await aClient(stack);
+});
+afterAll(async () => stack?.close());
+
+describe('POST /v4/contacts', () => {
+  it('creates a contact from JSON, answering every v4 field with nulls for what was not sent', async () => {
+    const { status, body, response } = await ada.json<One>('/v4/contacts', {
+      method: 'POST',
+      json: { name: '  Grace  ', nickname: 'ignored' },
+    });
+    expect(status).toBe(201);
+    expect(response.headers.get('etag')).toMatch(/^"/);
+    expect(Object.keys(body.data)).toEqual([
+      'id',
+      'name',
+      'email',
+      'company_name',
+      'personal_number',
+      'work_number',
+      'website',
+      'address',
+      'city',
+      'state',
+      'zipcode',
+      'country',
+      'business_category_id',
+      'business_category_name',
+      'group_id',
+      'join_date',
+      'image_url',
+      'created_at',
+      'updated_at',
+    ]);
+    expect(body.data).toMatchObject({ name: 'Grace', email: null, address: null, group_id: null, image_url: null });
+    expect(body.data.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+  });
+
+  it('accepts a URL-encoded form, stores address as the street, and joins the category name', async () => {
+    const category = await aCategory(stack.db);
+    const response = await ada.request('/v4/contacts', {
+      method: 'POST',
+      body: new URLSearchParams({
+        name: 'Form',
+        email: 'form@example.com',
+        address: '1 Main St',
+        business_category_id: String(category.id),
+        join_date: '2024-02-29',
+        website: 'https://example.com/x',
+        zipcode: '12345',
+      }),
+    });
+    expect(response.status).toBe(201);
+    const { data } = (await response.json()) as One;
+    expect(data).toMatchObject({
+      address: '1 Main St',
+      business_category_id: category.id,
+      business_category_name: category.name,
+      join_date: '2024-02-29',
+      zipcode: '12345',
+    });
+    const row = await stack.db('contacts').where({ id: data.id }).first();
+    expect(row.street).toBe('1 Main St');
+  });
+
+  it.each([
+    [{}, 'name'],
+    [{ name: '   ' }, 'name'],
+    [{ name: 'x'.repeat(256) }, 'name'],
+    [{ name: 'A', email: 'not-an-email' }, 'email'],
+    [{ name: 'A', personal_number: '1234567890123456' }, 'personal_number'],
+    [{ name: 'A', work_number: '1234567890123456' }, 'work_number'],
+    [{ name: 'A', zipcode: '1234567' }, 'zipcode'],
+    [{ name: 'A', website: 'example.com' }, 'website'],
+    [{ name: 'A', website: 'ftp://example.com' }, 'website'],
+    [{ name: 'A', join_date: '2024-02-30' }, 'join_date'],
+    [{ name: 'A', join_date: '24-01-01' }, 'join_date'],
+    [{ name: 'A', business_category_id: 1.5 }, 'business_category_id'],
+    [{ name: 'A', business_category_id: 'abc' }, 'business_category_id'],
+    [{ name: 'A', group_id: true }, 'group_id'],
+    [{ name: 'A', business_category_id: 999_999 }, 'business_category_id'],
+    [{ name: 'A', group_id: 999_999 }, 'group_id'],
+  ])('refuses %j with 422 and a message for %s', async (input, field) => {
+    const { status, body } = await ada.json<Failure>('/v4/contacts', { method: 'POST', json: input });
+    expect(status).toBe(422);
+    expect(body.error.code).toBe('validation_failed');
+    expect(body.error.fields?.[field]?.[0]).toEqual(expect.any(String));
+  });
+
+  it('refuses malformed JSON with 400, never 500', async () => {
+    const response = await ada.request('/v4/contacts', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"name": ',
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as Failure).error.code).toBe('bad_request');
+  });
+
+  it('links a contact to a group only for members of the group (403 otherwise)', async () => {
+    const mine = await aGroup(stack.db, [ada.member]);
+    const theirs = await aGroup(stack.db, [await aMember(stack.db)]);
+    const ok = await ada.json<One>('/v4/contacts', {
+      method: 'POST',
+      json: { name: 'In group', group_id: String(mine.id) },
+    });
+    expect(ok.status).toBe(201);
+    expect(ok.body.data.group_id).toBe(mine.id);
+    const refused = await ada.json<Failure>('/v4/contacts', {
+      method: 'POST',
+      json: { name: 'No', group_id: theirs.id },
+    });
+    expect(refused.status).toBe(403);
+    expect(await stack.db('contacts').where({ name: 'No' })).toHaveLength(0);
+  });
+
+  it('refuses a second contact with the same e-mail (any case) with 422', async () => {
+    await ada.json('/v4/contacts', { method: 'POST', json: { name: 'One', email: 'Same@Example.com' } });
+    const { status, body } = await ada.json<Failure>('/v4/contacts', {
+      method: 'POST',
+      json: { name: 'Two', email: 'same@example.com' },
+    });
+    expect(status).toBe(422);
+    expect(body.error.fields?.email).toEqual(['The email has already been taken.']);
+  });
+});
+
+describe('GET /v4/contacts/{id} and POST /v4/contacts/{id}', () => {
+  it("does not show another member's contact, nor a missing one (404)", async () => {
+    const other = await aMember(stack.db);
+    const theirs = await aContact(stack.db, other);
+    expect((await ada.json(`/v4/contacts/${theirs}`)).status).toBe(404);
+    expect((await ada.json('/v4/contacts/2147483000')).status).toBe(404);
+    expect((await ada.json('/v4/contacts/abc')).status).toBe(404);
+    expect((await ada.json(`/v4/contacts/${theirs}`, { method: 'POST', json: { name: 'Hijack' } })).status).toBe(404);
+  });
+
+  it('changes only the fields sent, clears those sent empty or null, and never empties the name', async () => {
+    const created = await ada.json<One>('/v4/contacts', {
+      method: 'POST',
+      json: { name: 'Partial', email: 'partial@example.com', city: 'Paris', country: 'FR' },
+    });
+    const id = created.body.data.id;
+    const updated = await ada.json<One>(`/v4/contacts/${id}`, {
+      method: 'POST',
+      json: { city: 'Lyon', country: '', email: null },
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.body.data).toMatchObject({ name: 'Partial', city: 'Lyon', country: null, email: null });
+    expect((updated.body.data.updated_at as string) >= (created.body.data.updated_at as string)).toBe(true);
+
+    const noName = await ada.json<Failure>(`/v4/contacts/${id}`, { method: 'POST', json: { name: '' } });
+    expect(noName.status).toBe(422);
+    expect(noName.body.error.fields?.name).toBeDefined();
+    const nullName = await ada.json<Failure>(`/v4/contacts/${id}`, { method: 'POST', json: { name: null } });
+    expect(nullName.status).toBe(422);
+  });
+
+  it('answers with an ETag and honours If-Match (412 when stale)', async () => {
+    const created = await ada.json<One>('/v4/contacts', { method: 'POST', json: { name: 'Versioned' } });
+    const id = created.body.data.id;
+    const read = await ada.json<One>(`/v4/contacts/${id}`);
+    const etag = read.response.headers.get('etag')!;
+    expect(etag).toBe(created.response.headers.get('etag'));
+
+    const first = await ada.json<One>(`/v4/contacts/${id}`, {
+      method: 'POST',
+      json: { city: 'Rome' },
+      headers: { 'if-match': etag },
+    });
+    expect(first.status).toBe(200);
+    expect(first.response.headers.get('etag')).not.toBe(etag);
+    const stale = await ada.json<Failure>(`/v4/contacts/${id}`, {
+      method: 'POST',
+      json: { city: 'Oslo' },
+      headers: { 'if-match': etag },
+    });
+    expect(stale.status).toBe(412);
+    expect((await ada.json<One>(`/v4/contacts/${id}`)).body.data.city).toBe('Rome');
+  });
+});
+
+describe('GET /v4/contacts', () => {
+  it('walks every contact exactly once through cursors, even with inserts between pages', async () => {
+    const walker = await aClient(stack);
+    for (let i = 0; i < 25; i++) await aContact(stack.db, walker.member, { name: `Walk ${i}` });
+    const seen: number[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const page: { body: Many } = await walker.json<Many>(`/v4/contacts?limit=7${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.body.meta.limit).toBe(7);
+      seen.push(...page.body.data.map((contact) => contact.id));
+      cursor = page.body.meta.next_cursor;
+      if (pages++ === 1) await aContact(stack.db, walker.member, { name: 'Inserted meanwhile' });
+    } while (cursor);
+    expect(seen).toHaveLength(26);
+    expect(new Set(seen).size).toBe(26);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
+  });
+
+  it("lists only the caller's contacts, and filters by q, group_id and updated_since", async () => {
+    const searcher = await aClient(stack);
+    const group = await aGroup(stack.db, [searcher.member]);
+    await aContact(stack.db, searcher.member, { name: 'Alice Martin', company_name: 'ACME' });
+    await aContact(stack.db, searcher.member, { name: 'Bob', email: 'bob@martin.example', group_id: group.id });
+    await aContact(stack.db, searcher.member, { name: '100% Carol' });
+    await aContact(stack.db, ada.member, { name: 'Martin of Ada' });
+
+    const names = async (query: string) =>
+      (await searcher.json<Many>(`/v4/contacts${query}`)).body.data.map((contact) => contact.name);
+    expect(await names('')).toEqual(['Alice Martin', 'Bob', '100% Carol']);
+    expect(await names('?q=MARTIN')).toEqual(['Alice Martin', 'Bob']);
+    expect(await names('?q=acme')).toEqual(['Alice Martin']);
+    expect(await names('?q=%25')).toEqual(['100% Carol']);
+    expect(await names(`?group_id=${group.id}`)).toEqual(['Bob']);
+    expect(await names(`?updated_since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).toEqual(
+      [],
+    );
+    expect(await names('?updated_since=2000-01-01T00:00:00Z')).toHaveLength(3);
+  });
+
+  it.each([
+    'limit=0',
+    'limit=1001',
+    'limit=abc',
+    'cursor=nonsense',
+    'updated_since=yesterday',
+    'group_id=x',
+    'limit=1&limit=2',
+  ])('refuses ?%s with 422', async (query) => {
+    const { status, body } = await ada.json<Failure>(`/v4/contacts?${query}`);
+    expect(status).toBe(422);
+    expect(body.error.code).toBe('validation_failed');
+  });
+});
+
+describe('DELETE /v4/contacts', () => {
+  it("deletes only the caller's own contacts among the ids, and counts only those", async () => {
+    const deleter = await aClient(stack);
+    const other = await aMember(stack.db);
+    const mine = [await aContact(stack.db, deleter.member), await aContact(stack.db, deleter.member)];
+    const keep = await aContact(stack.db, deleter.member);
+    const theirs = await aContact(stack.db, other);
+    const { status, body } = await deleter.json('/v4/contacts', {
+      method: 'DELETE',
+      json: { contact_ids: [...mine, theirs, 2_000_000_000] },
+    });
+    expect(status).toBe(200);
+    expect(body).toEqual({ data: { deleted_ids: mine }, deleted_count: 2 });
+    expect(await stack.db('contacts').whereIn('id', [keep, theirs]).pluck('id')).toHaveLength(2);
+  });
+
+  it("deletes the caller's contacts in a group they belong to, and refuses a group they do not (403)", async () => {
+    const deleter = await aClient(stack);
+    const friend = await aMember(stack.db);
+    const group = await aGroup(stack.db, [deleter.member, friend]);
+    const inGroup = await aContact(stack.db, deleter.member, { group_id: group.id });
+    const friendsGuest = await aContact(stack.db, friend, { group_id: group.id });
+    const outside = await aContact(stack.db, deleter.member);
+    const { body } = await deleter.json('/v4/contacts', { method: 'DELETE', json: { group_id: group.id } });
+    expect(body).toEqual({ data: { deleted_ids: [inGroup] }, deleted_count: 1 });
+    expect(await stack.db('contacts').whereIn('id', [friendsGuest, outside]).pluck('id')).toHaveLength(2);
+
+    const foreign = await aGroup(stack.db, [friend]);
+    expect((await deleter.json('/v4/contacts', { method: 'DELETE', json: { group_id: foreign.id } })).status).toBe(403);
+  });
+
+  it.each([
+    [{}],
+    [{ contact_ids: [] }],
+    [{ contact_ids: ['1'] }],
+    [{ contact_ids: [1.5] }],
+    [{ contact_ids: 'all' }],
+    [{ contact_ids: Array.from({ length: 1001 }, (_, i) => i + 1) }],
+  ])('refuses the body %j with 422', async (json) => {
+    expect((await ada.json('/v4/contacts', { method: 'DELETE', json })).status).toBe(422);
+  });
+
+  it('refuses an empty body with 422', async () => {
+    expect((await ada.json('/v4/contacts', { method: 'DELETE' })).status).toBe(422);
+  });
+});
+
+describe('groups, guests and business categories', () => {
+  it("lists the caller's groups, and a group's guests for its members only", async () => {
+    const member = await aClient(stack);
+    const friend = await aClient(stack);
+    const outsider = await aClient(stack);
+    const group = await aGroup(stack.db, [member.member, friend.member]);
+    const guest = await aContact(stack.db, friend.member, { group_id: group.id, name: 'Guest' });
+
+    expect((await member.json<{ data: unknown[] }>('/v4/groups')).body.data).toEqual([
+      { id: group.id, name: group.name },
+    ]);
+    const guests = await member.json<Many>(`/v4/groups/${group.id}/guests`);
+    expect(guests.body.data.map((contact) => contact.id)).toEqual([guest]);
+    expect((await outsider.json(`/v4/groups/${group.id}/guests`)).status).toBe(403);
+    expect((await outsider.json('/v4/groups/2000000000/guests')).status).toBe(404);
+  });
+
+  it('lists business categories', async () => {
+    const category = await aCategory(stack.db);
+    const { body } = await ada.json<{ data: unknown[] }>('/v4/business-categories');
+    expect(body.data).toContainEqual({ id: category.id, name: category.name });
+  });
+});

@@ -1,0 +1,23 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Stack, startStack } from './support/servers';
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(async () => stack?.close());
+
+describe('contacts-api health endpoints', () => {
+  it('says it is alive, and ready when the schema is current and the auth server answers', async () => {
+    expect(await (await fetch(`${stack.apiUrl}/healthz`)).json()).toEqual({ status: 'ok' });
+    const ready = await fetch(`${stack.apiUrl}/readyz`);
+    expect(ready.status).toBe(200);
+  });
+
+  it('is not ready when a migration is missing', async () => {
+    await stack.db('knex_migrations').delete();
+    const ready = await fetch(`${stack.apiUrl}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toMatchObject({ problems: { database: expect.stringContaining('migrations pending') } });
+  });
+});

@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_IMAGE_BYTES } from '../src/http/multipart';
+import { aClient, type Client, JPEG, multipart, PNG } from './support/factories';
+import { type Stack, startStack } from './support/servers';
+
+type One = { data: { id: number; image_url: string | null; name: string } };
+type Failure = { error: { code: string; fields?: Record<string, string[]> } };
+
+let stack: Stack;
+let client: Client;
+beforeAll(async () => {
+  stack = await startStack();
+  client = await aClient(stack);
+});
+afterAll(async () => stack?.close());
+
+/** A PNG of exactly `size` bytes: a real signature, then padding (the content check reads the start). */
+const pngOfSize = (size: number) => Buffer.concat([PNG, Buffer.alloc(size - PNG.length, 1)]);
+
+describe('contact images', () => {
+  it('round-trips byte for byte, with its content type, ETag and Cache-Control', async () => {
+    const created = await client.request('/v4/contacts', {
+      method: 'POST',
+      body: multipart({ name: 'Pictured', city: 'Oslo' }, { bytes: PNG, filename: 'me.png', type: 'image/png' }),
+    });
+    expect(created.status).toBe(201);
+    const { data } = (await created.json()) as One;
+    expect(data.image_url).toBe(`${stack.apiUrl}/v4/contacts/${data.id}/image`);
+
+    const image = await client.request(`/v4/contacts/${data.id}/image`);
+    expect(image.status).toBe(200);
+    expect(image.headers.get('content-type')).toBe('image/png');
+    expect(image.headers.get('cache-control')).toContain('private');
+    const etag = image.headers.get('etag')!;
+    expect(Buffer.from(await image.arrayBuffer()).equals(PNG)).toBe(true);
+    expect((await client.request(`/v4/contacts/${data.id}/image`, { headers: { 'if-none-match': etag } })).status).toBe(
+      304,
+    );
+
+    // Replaced on update: a JPEG declared as PNG is stored as what it is.
+    const updated = await client.request(`/v4/contacts/${data.id}`, {
+      method: 'POST',
+      body: multipart({}, { bytes: JPEG, filename: 'x.png', type: 'image/png' }),
+    });
+    expect(updated.status).toBe(200);
+    const replaced = await client.request(`/v4/contacts/${data.id}/image`);
+    expect(replaced.headers.get('content-type')).toBe('image/jpeg');
+    expect(Buffer.from(await replaced.arrayBuffer()).equals(JPEG)).toBe(true);
+    expect(((await (await client.request(`/v4/contacts/${data.id}`)).json()) as One).data.name).toBe('Pictured');
+
+    // Removed with the contact.
+    await client.json('/v4/contacts', { method: 'DELETE', json: { contact_ids: [data.id] } });
+    expect(await stack.db('contact_images').where({ contact_id: data.id })).toHaveLength(0);
+  });
+
+  it("answers 404 for a contact without an image, and for another member's image", async () => {
+    const { body } = await client.json<One>('/v4/contacts', { method: 'POST', json: { name: 'Plain' } });
+    expect((await client.request(`/v4/contacts/${body.data.id}/image`)).status).toBe(404);
+    const withImage = (await (
+      await client.request('/v4/contacts', {
+        method: 'POST',
+        body: multipart({ name: 'P' }, { bytes: PNG, filename: 'p.png', type: 'image/png' }),
+      })
+    ).json()) as One;
+    const stranger = await aClient(stack);
+    expect((await stranger.request(`/v4/contacts/${withImage.data.id}/image`)).status).toBe(404);
+  });
+
+  it('refuses a text file posing as a PNG with 422, and stores nothing', async () => {
+    const before = await stack.db('contacts').count<{ count: number }[]>('* as count');
+    const response = await client.request('/v4/contacts', {
+      method: 'POST',
+      body: multipart(
+        { name: 'Fake' },
+        { bytes: Buffer.from('just some text, not an image'), filename: 'fake.png', type: 'image/png' },
+      ),
+    });
+    expect(response.status).toBe(422);
+    expect(((await response.json()) as Failure).error.fields?.image).toBeDefined();
+    expect(await stack.db('contacts').count('* as count')).toEqual(before);
+  });
+
+  it('accepts exactly 12 MB and refuses one byte more with 413, leaving nothing behind', async () => {
+    const exact = await client.request('/v4/contacts', {
+      method: 'POST',
+      body: multipart(
+        { name: 'Exactly 12 MB' },
+        { bytes: pngOfSize(MAX_IMAGE_BYTES), filename: 'big.png', type: 'image/png' },
+      ),
+    });
+    expect(exact.status).toBe(201);
+    const stored = await stack
+      .db('contact_images')
+      .where({ contact_id: ((await exact.json()) as One).data.id })
+      .first('size');
+    expect(stored.size).toBe(MAX_IMAGE_BYTES);
+
+    const over = await client.request('/v4/contacts', {
+      method: 'POST',
+      body: multipart(
+        { name: 'Too big' },
+        { bytes: pngOfSize(MAX_IMAGE_BYTES + 1), filename: 'big.png', type: 'image/png' },
+      ),
+    });
+    expect(over.status).toBe(413);
+    expect(((await over.json()) as Failure).error.code).toBe('payload_too_large');
+    expect(await stack.db('contacts').where({ name: 'Too big' })).toHaveLength(0);
+  });
+
+  it('refuses a malformed multipart body with 400', async () => {
+    const response = await client.request('/v4/contacts', {
+      method: 'POST',
+      headers: { 'content-type': 'multipart/form-data; boundary=xyz' },
+      body: '--xyz\r\nContent-Disposition: form-data; name="name"\r\n\r\nTruncated',
+    });
+    expect(response.status).toBe(400);
+    const noBoundary = await client.request('/v4/contacts', {
+      method: 'POST',
+      headers: { 'content-type': 'multipart/form-data' },
+      body: 'whatever',
+    });
+    expect(noBoundary.status).toBe(400);
+  });
+});

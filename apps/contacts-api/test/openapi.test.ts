@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { aClient, type Client, multipart, PNG } from './support/factories';
+import { type Stack, startStack } from './support/servers';
+
+type JsonObject = Record<string, unknown>;
+
+let stack: Stack;
+let client: Client;
+let document: JsonObject & { paths: Record<string, Record<string, { responses: Record<string, JsonObject> }>> };
+beforeAll(async () => {
+  stack = await startStack();
+  client = await aClient(stack);
+  document = (await (await fetch(`${stack.apiUrl}/openapi.json`)).json()) as typeof document;
+});
+afterAll(async () => stack?.close());
+
+/** The response schema the document gives for (path, method, status), as a validator. */
+function validatorFor(path: string, method: string, status: number): z.ZodType {
+  const operation = document.paths[path]?.[method];
+  const content = operation?.responses[String(status)]?.content as Record<string, { schema: unknown }> | undefined;
+  const schema = content?.['application/json']?.schema;
+  if (!schema) throw new Error(`the document does not describe ${method.toUpperCase()} ${path} → ${status}`);
+  const components = (document.components as { schemas: JsonObject }).schemas;
+  // Resolve component references as JSON Schema $defs so that a plain JSON Schema reader follows them.
+  const relinked = JSON.parse(
+    JSON.stringify({ ...(schema as JsonObject), $defs: components }).replaceAll('#/components/schemas/', '#/$defs/'),
+  );
+  return z.fromJSONSchema(relinked);
+}
+
+async function expectDocumented(path: string, method: string, response: Response): Promise<void> {
+  const body: unknown = await response.json();
+  const result = validatorFor(path, method, response.status).safeParse(body);
+  expect(result.error?.issues ?? []).toEqual([]);
+}
+
+describe('OpenAPI document', () => {
+  it('is OpenAPI 3.1 and lists every v4 operation, and the deprecated v3 ones', () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(Object.keys(document.paths).sort()).toEqual([
+      '/v3/contacts',
+      '/v3/contacts/{id}',
+      '/v3/contacts/{offset}/{limit}',
+      '/v4/business-categories',
+      '/v4/contacts',
+      '/v4/contacts/{id}',
+      '/v4/contacts/{id}/image',
+      '/v4/groups',
+      '/v4/groups/{id}/guests',
+    ]);
+  });
+
+  it('describes real responses, successes and errors alike', async () => {
+    // The validator really validates: a wrong shape is refused.
+    expect(validatorFor('/v4/contacts/{id}', 'get', 200).safeParse({ data: { id: 'x' } }).success).toBe(false);
+    const created = await client.request('/v4/contacts', {
+      method: 'POST',
+      body: multipart(
+        { name: 'Documented', email: 'doc@example.com', join_date: '2020-01-31' },
+        { bytes: PNG, filename: 'a.png', type: 'image/png' },
+      ),
+    });
+    const id = ((await created.clone().json()) as { data: { id: number } }).data.id;
+    await expectDocumented('/v4/contacts', 'post', created);
+    await expectDocumented('/v4/contacts', 'get', await client.request('/v4/contacts?limit=1'));
+    await expectDocumented('/v4/contacts/{id}', 'get', await client.request(`/v4/contacts/${id}`));
+    await expectDocumented('/v4/contacts/{id}', 'get', await client.request('/v4/contacts/2000000000'));
+    await expectDocumented(
+      '/v4/contacts',
+      'post',
+      await client.request('/v4/contacts', { method: 'POST', body: new URLSearchParams({ email: 'x' }) }),
+    );
+    await expectDocumented('/v4/contacts', 'get', await fetch(`${stack.apiUrl}/v4/contacts`));
+    await expectDocumented('/v4/groups', 'get', await client.request('/v4/groups'));
+    await expectDocumented('/v4/business-categories', 'get', await client.request('/v4/business-categories'));
+    await expectDocumented(
+      '/v4/contacts',
+      'delete',
+      await client.request('/v4/contacts', {
+        method: 'DELETE',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ contact_ids: [id] }),
+      }),
+    );
+  });
+});
+
+describe('OpenAPI document, v3 (deprecated)', () => {
+  it('marks every v3 operation deprecated, and no v4 one', () => {
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (method === 'parameters') continue;
+        expect((operation as { deprecated?: boolean }).deprecated === true, `${method} ${path}`).toBe(
+          path.startsWith('/v3/'),
+        );
+      }
+    }
+  });
+
+  it('describes real v3 responses exactly (no extra key), successes and Laravel errors alike', async () => {
+    const form = (fields: Record<string, string>) => ({ method: 'POST', body: new URLSearchParams(fields) });
+    // The validator really validates: user_id is not part of the update answer.
+    const created = await client.request('/v3/contacts', form({ name: 'Documented v3', email: 'doc3@example.com' }));
+    const contact = (await created.clone().json()) as { id: number; user_id: number };
+    expect(validatorFor('/v3/contacts/{id}', 'patch', 200).safeParse(contact).success).toBe(false);
+    await expectDocumented('/v3/contacts', 'post', created);
+    await expectDocumented(
+      '/v3/contacts',
+      'post',
+      await client.request('/v3/contacts', form({ name: 'Again', email: 'doc3@example.com' })),
+    );
+    await expectDocumented('/v3/contacts', 'post', await client.request('/v3/contacts', form({ email: 'x' })));
+    await expectDocumented('/v3/contacts', 'get', await client.request('/v3/contacts'));
+    await expectDocumented('/v3/contacts', 'get', await fetch(`${stack.apiUrl}/v3/contacts`));
+    await expectDocumented('/v3/contacts/{offset}/{limit}', 'get', await client.request('/v3/contacts/0/1'));
+    await expectDocumented('/v3/contacts/{offset}/{limit}', 'get', await client.request('/v3/contacts/0/0'));
+    await expectDocumented(
+      '/v3/contacts/{id}',
+      'patch',
+      await client.request(`/v3/contacts/${contact.id}`, { method: 'PATCH', body: new URLSearchParams({ city: 'Y' }) }),
+    );
+    await expectDocumented(
+      '/v3/contacts/{id}',
+      'patch',
+      await client.request('/v3/contacts/2000000000', { method: 'PATCH' }),
+    );
+    await expectDocumented(
+      '/v3/contacts/{id}',
+      'delete',
+      await client.request(`/v3/contacts/${contact.id}`, { method: 'DELETE' }),
+    );
+  });
+});
+
+describe('docs page', () => {
+  it('serves Swagger UI and its assets from the npm package, with no CDN', async () => {
+    const page = await fetch(`${stack.apiUrl}/docs`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).not.toMatch(/https?:\/\//);
+    for (const asset of html.matchAll(/(?:src|href)="([^"]+)"/g)) {
+      const response = await fetch(`${stack.apiUrl}${asset[1]}`);
+      expect(response.status, asset[1]).toBe(200);
+      await response.arrayBuffer();
+    }
+    expect((await fetch(`${stack.apiUrl}/docs/../package.json`)).status).toBe(404);
+  });
+});

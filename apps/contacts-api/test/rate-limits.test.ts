@@ -1,0 +1,118 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadAuthConfig } from '@contacts/auth';
+import { createLogger } from '@contacts/config';
+import { tokenHash } from '@contacts/db';
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createContactsApi } from '../src/index';
+import { aClient } from './support/factories';
+import { type Stack, startStack } from './support/servers';
+
+/** The API's per-token rate limit, with a small limit (API_RATE_LIMIT=5 per 60 s). */
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack({ apiRateLimit: { points: 5, duration: 60 } });
+});
+afterAll(async () => stack?.close());
+
+describe('rate limit per token', () => {
+  it("counts authenticated requests per token, with RateLimit-* headers, then answers 429 with Retry-After in each version's shape", async () => {
+    const client = await aClient(stack);
+    const other = await aClient(stack);
+    for (let n = 1; n <= 5; n++) {
+      const { status, response } = await client.json(n % 2 ? '/v4/contacts' : '/v3/contacts');
+      expect(status).toBe(200);
+      expect(response.headers.get('ratelimit-limit')).toBe('5');
+      expect(response.headers.get('ratelimit-remaining')).toBe(String(5 - n));
+      expect(Number(response.headers.get('ratelimit-reset'))).toBeGreaterThan(0);
+    }
+    const v4 = await client.json<{ error: { code: string; message: string } }>('/v4/contacts', {
+      method: 'POST',
+      json: { name: 'Over the limit' },
+    });
+    expect(v4.status).toBe(429);
+    expect(v4.body).toEqual({ error: { code: 'rate_limited', message: expect.any(String) } });
+    expect(Number(v4.response.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(Number(v4.response.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    expect(v4.response.headers.get('ratelimit-remaining')).toBe('0');
+    const v3 = await client.json<{ message: string }>('/v3/contacts');
+    expect(v3.status).toBe(429);
+    expect(v3.body).toEqual({ message: expect.any(String) });
+    expect(v3.response.headers.get('retry-after')).toBeTruthy();
+    expect(v3.response.headers.get('deprecation')).toBeTruthy();
+    // Nothing was written by the refused request.
+    expect(await stack.db('contacts').where({ owner_id: client.member.id }).count({ n: '*' }).first()).toEqual({
+      n: 0,
+    });
+
+    // Another token is counted on its own; an unauthenticated request is not counted at all.
+    expect((await other.json('/v4/contacts')).response.headers.get('ratelimit-remaining')).toBe('4');
+    const anonymous = await fetch(`${stack.apiUrl}/v4/contacts`);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('ratelimit-limit')).toBeNull();
+  });
+
+  it('shares the count between replicas through PostgreSQL, and stores no token value', async () => {
+    const authConfig = await loadAuthConfig({ NODE_ENV: 'test', DATA_DIR: '/tmp/contacts-api-test-auth' }, { port: 0 });
+    const replica = await createContactsApi({
+      db: stack.db,
+      config: {
+        port: 0,
+        publicUrl: 'http://replica.test',
+        authUrl: stack.authUrl,
+        authInternalUrl: stack.authUrl,
+        introspectionClientId: authConfig.secrets.introspectionClientId,
+        introspectionClientSecret: authConfig.secrets.introspectionClientSecret,
+        apiRateLimit: { points: 5, duration: 60 },
+      },
+      logger: createLogger('test', { NODE_ENV: 'test' }),
+    });
+    const server = createServer(replica.app.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const replicaUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const client = await aClient(stack);
+      const viaReplica = (path: string) =>
+        fetch(`${replicaUrl}${path}`, { headers: { authorization: `Bearer ${client.token}` } });
+      for (let n = 0; n < 3; n++) expect((await client.json('/v4/contacts')).status).toBe(200);
+      expect((await viaReplica('/v4/contacts')).headers.get('ratelimit-remaining')).toBe('1');
+      expect((await viaReplica('/v4/contacts')).status).toBe(200);
+      expect((await client.json('/v4/contacts')).status).toBe(429);
+      expect((await viaReplica('/v4/contacts')).status).toBe(429);
+
+      const keys = (await stack.db('rate_limits').select('key')).map((row: { key: string }) => row.key);
+      expect(keys.some((key) => key.startsWith('api_token:'))).toBe(true);
+      expect(keys.some((key) => key.includes(client.token))).toBe(false);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await replica.close();
+    }
+  });
+
+  it('counts in Redis instead when REDIS_URL is set (skipped when no Redis answers at 127.0.0.1:6379)', async (context) => {
+    const redisUrl = 'redis://127.0.0.1:6379';
+    const redis = createClient({ url: redisUrl, socket: { connectTimeout: 500, reconnectStrategy: false } });
+    redis.on('error', () => {});
+    if (
+      !(await redis.connect().then(
+        () => true,
+        () => false,
+      ))
+    )
+      return context.skip();
+    const withRedis = await startStack({ apiRateLimit: { points: 3, duration: 60, redisUrl } });
+    try {
+      const client = await aClient(withRedis);
+      const statuses: number[] = [];
+      for (let n = 0; n < 4; n++) statuses.push((await client.json('/v4/contacts')).status);
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      expect(await redis.keys('api_token:*')).toContain(`api_token:${tokenHash(client.token)}`);
+      expect(await withRedis.db('rate_limits').count({ n: '*' }).first()).toEqual({ n: 0 });
+    } finally {
+      await withRedis.close();
+      redis.destroy();
+    }
+  });
+});

@@ -1,0 +1,623 @@
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import path from 'node:path';
+import { registerClient } from '@contacts/auth';
+import { generateSecrets } from '@contacts/config';
+import { insertMember } from '@contacts/db';
+import { encodeCursor } from '@contacts/schemas';
+import type { Request } from 'autocannon';
+import { contactIdAt, contactIdRange, createBenchDatabase, loadContacts } from './lib/database';
+import { type LoadResult, load } from './lib/load';
+import { MemorySampler, REPOSITORY, type Service, type ServiceOptions, startService } from './lib/services';
+import { formatMb, formatMs, markdownTable, percentile, type Row } from './lib/table';
+
+/**
+ * `pnpm bench [--quick] [--only 1,4] [--cpu-prof api|auth|auth-memory|bare]`: the scenarios of
+ * issue 7 against real services in processes of their own, every figure a ratio against a
+ * baseline measured in the same run. Writes bench/results/latest.md and a timestamped copy.
+ */
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const argument = (name: string) => {
+  const index = args.findIndex((arg) => arg === name || arg.startsWith(`${name}=`));
+  if (index === -1) return undefined;
+  const arg = args[index] as string;
+  return arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : args[index + 1];
+};
+const only = argument('--only')?.split(',').map(Number);
+const profiled = argument('--cpu-prof');
+const runs = (scenario: number) => !only || only.includes(scenario);
+
+const settings = quick
+  ? { duration: 2, warmup: 1, rounds: 1, connections: 16, revocations: 30, coldStarts: 1, listDuration: 2 }
+  : { duration: 8, warmup: 2, rounds: 2, connections: 16, revocations: 200, coldStarts: 3, listDuration: 5 };
+const SIZES = [1_000, 100_000, 1_000_000] as const;
+const POOL = '10';
+
+const resultsDir = path.join(REPOSITORY, 'bench', 'results');
+const profileDir = path.join(resultsDir, 'profiles');
+const logDir = await mkdtemp(path.join(tmpdir(), 'contacts-bench-logs-'));
+const startedAt = new Date();
+const wallClock = performance.now();
+const log = (message: string) =>
+  process.stderr.write(`[bench ${((performance.now() - wallClock) / 1000).toFixed(0).padStart(3)} s] ${message}\n`);
+
+const rows: Row[] = [];
+const notes: string[] = [];
+const unexpectedSeen = new Set<string>();
+/** An answer that invalidates a run: noted once per scenario (autocannon counts the non-2xx). */
+const unexpected = (scenario: string, detail: string) => {
+  if (unexpectedSeen.has(scenario)) return;
+  unexpectedSeen.add(scenario);
+  notes.push(`${scenario}: unexpected answer ${detail.slice(0, 200)}`);
+};
+const services: Service[] = [];
+const sampler = new MemorySampler(() => services);
+
+log(`${quick ? 'quick' : 'full'} run; service logs in ${logDir}`);
+const database = await createBenchDatabase(process.env);
+log(`database on PostgreSQL ${database.version} (${database.serverKind})`);
+
+try {
+  const secrets = await generateSecrets();
+  const serviceEnv: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'production',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    DATABASE_URL: database.url,
+    DB_POOL_MAX: POOL,
+    // One token sends thousands of requests a second here: the per-token and per-client limits
+    // (1200 and 300 a minute by default) would answer 429 instead of measuring the service.
+    API_RATE_LIMIT: '0',
+    TOKEN_RATE_LIMIT: '0',
+    DATA_DIR: logDir,
+    COOKIE_KEYS: secrets.cookieKeys.join(','),
+    JWKS: JSON.stringify(secrets.jwks),
+    INTROSPECTION_CLIENT_ID: secrets.introspectionClientId,
+    INTROSPECTION_CLIENT_SECRET: secrets.introspectionClientSecret,
+  };
+  const start = async (options: Omit<ServiceOptions, 'logDir' | 'nodeFlags'>, profileName = options.name) => {
+    const flags = profiled === profileName ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    if (flags.length > 0) await mkdir(profileDir, { recursive: true });
+    const service = await startService({ ...options, logDir, nodeFlags: flags });
+    services.push(service);
+    return service;
+  };
+
+  // --- data ---------------------------------------------------------------------------------
+  const { db } = database;
+  const member = async (name: string) =>
+    insertMember(db, { email: `${name}@bench.test`, name, password_hash: 'not-a-hash' });
+  const owner = await member('owner');
+  const reader = await member('reader'); // scenarios 1, 2 and the 1k list of scenario 7
+  const writer = await member('writer'); // scenario 3 (its list grows)
+  const big = await member('big'); // 1M
+  const medium = await member('medium'); // 100k
+  const app = await registerClient(db, {
+    ownerId: owner.id,
+    name: 'Bench app',
+    redirectUris: ['http://127.0.0.1/callback'],
+  });
+  const appAuthorization = `Basic ${Buffer.from(`${encodeURIComponent(app.client_id)}:${encodeURIComponent(app.client_secret as string)}`).toString('base64')}`;
+  const listMembers = new Map<number, number>([[SIZES[0], reader.id]]);
+  const loadStarted = performance.now();
+  if (runs(7)) {
+    listMembers.set(SIZES[1], medium.id);
+    listMembers.set(SIZES[2], big.id);
+  }
+  await loadContacts(db, new Map([...listMembers].map(([size, memberId]) => [memberId, size])));
+  const readerIds = await contactIdRange(db, reader.id);
+  log(`contacts loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`);
+
+  // --- 8b: cold start to ready (before any load, on a quiet machine) --------------------------
+  const authPg = await start(
+    { name: 'auth', script: 'bench/src/runners/auth.ts', env: { ...serviceEnv }, readyPath: '/readyz' },
+    'auth',
+  );
+  if (runs(8)) {
+    const entries = [
+      { name: 'auth', script: 'apps/auth/src/main.ts', readyPath: '/readyz' },
+      { name: 'contacts-api', script: 'apps/contacts-api/src/main.ts', readyPath: '/readyz' },
+      { name: 'bare', script: 'bench/src/runners/bare.ts', readyPath: '/healthz' },
+    ];
+    const times = new Map<string, number[]>();
+    for (let attempt = 0; attempt < settings.coldStarts; attempt++) {
+      for (const entry of entries) {
+        const service = await startService({
+          ...entry,
+          name: `cold-${entry.name}`,
+          env: { ...serviceEnv, AUTH_INTERNAL_URL: authPg.url },
+          logDir,
+        });
+        await service.stop();
+        times.set(entry.name, [...(times.get(entry.name) ?? []), service.startMs]);
+      }
+    }
+    const bare = percentile(times.get('bare') ?? [], 0.5);
+    for (const entry of entries) {
+      const list = times.get(entry.name) ?? [];
+      const median = percentile(list, 0.5);
+      rows.push({
+        scenario:
+          entry.name === 'bare'
+            ? '  baseline: bare Koa + pg, spawn → /healthz'
+            : `8. cold start ${entry.name} (${entry.script}), spawn → /readyz`,
+        p50: formatMs(median),
+        p99: formatMs(Math.max(...list)),
+        ...(entry.name === 'bare' ? {} : { ratio: median / bare, target: 'informational' }),
+      });
+    }
+    log('cold starts measured');
+  }
+
+  // --- the services under load ------------------------------------------------------------------
+  const authMemory =
+    runs(4) || runs(5)
+      ? await start({
+          name: 'auth-memory',
+          script: 'bench/src/runners/auth.ts',
+          env: { ...serviceEnv, BENCH_ADAPTER: 'memory' },
+          readyPath: '/readyz',
+        })
+      : undefined;
+  const apis: Service[] = [];
+  for (let index = 0; index < (runs(6) ? 3 : 1); index++) {
+    apis.push(
+      await start(
+        {
+          name: index === 0 ? 'api' : `api-${index + 1}`,
+          script: 'apps/contacts-api/src/main.ts',
+          env: { ...serviceEnv, AUTH_INTERNAL_URL: authPg.url },
+          readyPath: '/readyz',
+        },
+        index === 0 ? 'api' : `api-${index + 1}`,
+      ),
+    );
+  }
+  const api = apis[0] as Service;
+  const bare = await start({
+    name: 'bare',
+    script: 'bench/src/runners/bare.ts',
+    env: { ...serviceEnv },
+    readyPath: '/healthz',
+  });
+  log(`services up: ${services.map((service) => `${service.name} pid ${service.pid}`).join(', ')}`);
+
+  const mint = async (
+    auth: Service,
+    request: { kind: 'personal' | 'access' | 'refresh'; memberId: number; clientId?: string; count?: number },
+  ): Promise<string[]> => {
+    const response = await fetch(`${auth.url}/__bench/mint`, { method: 'POST', body: JSON.stringify(request) });
+    if (!response.ok) throw new Error(`mint failed: ${await response.text()}`);
+    return ((await response.json()) as { tokens: string[] }).tokens;
+  };
+  const [readerToken] = await mint(authPg, { kind: 'personal', memberId: reader.id });
+  const [writerToken] = await mint(authPg, { kind: 'personal', memberId: writer.id });
+
+  /** Baseline and subject, alternating which goes first each round; the best round of each counts. */
+  const compare = async (
+    phase: string,
+    baseline: () => Promise<LoadResult>,
+    subject: () => Promise<LoadResult>,
+  ): Promise<{ baseline: LoadResult; subject: LoadResult }> => {
+    const best: { baseline?: LoadResult; subject?: LoadResult } = {};
+    for (let round = 0; round < settings.rounds; round++) {
+      const order = round % 2 === 0 ? (['baseline', 'subject'] as const) : (['subject', 'baseline'] as const);
+      for (const side of order) {
+        sampler.phase = `${phase}:${side}`;
+        const result = await (side === 'baseline' ? baseline : subject)();
+        sampler.phase = 'idle';
+        if (result.failures > 0)
+          notes.push(`${phase} ${side}: ${result.failures} failed requests (of ${result.requests})`);
+        if (!best[side] || result.requestsPerSecond > (best[side] as LoadResult).requestsPerSecond) best[side] = result;
+      }
+    }
+    return best as { baseline: LoadResult; subject: LoadResult };
+  };
+  const comparisonRows = (
+    label: string,
+    baselineLabel: string,
+    result: { baseline: LoadResult; subject: LoadResult },
+    target: number,
+  ) => {
+    const ratio = result.subject.requestsPerSecond / result.baseline.requestsPerSecond;
+    rows.push(
+      {
+        scenario: label,
+        requestsPerSecond: result.subject.requestsPerSecond,
+        p50: formatMs(result.subject.p50),
+        p99: formatMs(result.subject.p99),
+        ratio,
+        target: `≥ ${target}`,
+        met: ratio >= target,
+      },
+      {
+        scenario: `  baseline: ${baselineLabel}`,
+        requestsPerSecond: result.baseline.requestsPerSecond,
+        p50: formatMs(result.baseline.p50),
+        p99: formatMs(result.baseline.p99),
+      },
+    );
+  };
+  const loadOptions = (
+    url: string,
+    requests: Request[],
+    overrides: { connections?: number; duration?: number } = {},
+  ) => ({
+    url,
+    requests,
+    connections: overrides.connections ?? settings.connections,
+    durationSeconds: overrides.duration ?? settings.duration,
+    warmupSeconds: settings.warmup,
+  });
+  const bearer = (token: string | undefined) => ({ authorization: `Bearer ${token}` });
+  const randomReaderContact = () =>
+    readerIds.first + Math.floor(Math.random() * (readerIds.last - readerIds.first + 1));
+
+  // --- 1. one contact, warm introspection cache ---------------------------------------------
+  if (runs(1)) {
+    const request = (headers: Record<string, string>): Request[] => [
+      {
+        method: 'GET',
+        setupRequest: (req) => ({ ...req, path: `/v4/contacts/${randomReaderContact()}`, headers }),
+      },
+    ];
+    const result = await compare(
+      's1',
+      () => load(loadOptions(bare.url, request({ 'x-member': String(reader.id) }))),
+      () => load(loadOptions(api.url, request(bearer(readerToken)))),
+    );
+    comparisonRows('1. GET /v4/contacts/{id}, warm cache', 'bare Koa + pg, same query', result, 0.8);
+    log('1 done');
+  }
+
+  // --- 2. a page of 100 ------------------------------------------------------------------------
+  if (runs(2)) {
+    const result = await compare(
+      's2',
+      () =>
+        load(
+          loadOptions(bare.url, [{ method: 'GET', path: '/v4/contacts', headers: { 'x-member': String(reader.id) } }]),
+        ),
+      () =>
+        load(loadOptions(api.url, [{ method: 'GET', path: '/v4/contacts?limit=100', headers: bearer(readerToken) }])),
+    );
+    comparisonRows('2. GET /v4/contacts (page of 100)', 'bare Koa + pg, same query', result, 0.8);
+    log('2 done');
+  }
+
+  // --- 3. create (JSON) ------------------------------------------------------------------------
+  if (runs(3)) {
+    let sequence = 0;
+    const request = (headers: Record<string, string>): Request[] => [
+      {
+        method: 'POST',
+        path: '/v4/contacts',
+        setupRequest: (req) => {
+          sequence += 1;
+          return {
+            ...req,
+            headers: { ...headers, 'content-type': 'application/json' },
+            body: JSON.stringify({
+              name: `Created ${sequence}`,
+              email: `created-${sequence}@example.test`,
+              company_name: 'Acme',
+              city: 'Lyon',
+            }),
+          };
+        },
+      },
+    ];
+    const result = await compare(
+      's3',
+      () => load(loadOptions(bare.url, request({ 'x-member': String(writer.id) }))),
+      () => load(loadOptions(api.url, request(bearer(writerToken)))),
+    );
+    comparisonRows('3. POST /v4/contacts (JSON)', 'bare Koa + pg, one INSERT', result, 0.7);
+    log('3 done');
+  }
+
+  // --- 4. introspection: PostgreSQL adapter vs in-memory -------------------------------------------
+  const introspectionAuthorization = `Basic ${Buffer.from(`${encodeURIComponent(secrets.introspectionClientId)}:${encodeURIComponent(secrets.introspectionClientSecret)}`).toString('base64')}`;
+  if (runs(4) && authMemory) {
+    const request = async (auth: Service): Promise<Request[]> => {
+      const tokens = await mint(auth, { kind: 'access', memberId: reader.id, clientId: app.client_id, count: 50 });
+      return [
+        {
+          method: 'POST',
+          path: '/oauth/introspect',
+          setupRequest: (req) => ({
+            ...req,
+            headers: {
+              authorization: introspectionAuthorization,
+              'content-type': 'application/x-www-form-urlencoded',
+            },
+            body: new URLSearchParams({
+              token: tokens[Math.floor(Math.random() * tokens.length)] as string,
+              token_type_hint: 'access_token',
+            }).toString(),
+          }),
+          onResponse: (status, body) => {
+            if (status !== 200 || !body.includes('"active":true')) unexpected('4', `${status} ${body}`);
+          },
+        },
+      ];
+    };
+    const memoryRequests = await request(authMemory);
+    const pgRequests = await request(authPg);
+    const result = await compare(
+      's4',
+      () => load(loadOptions(authMemory.url, memoryRequests)),
+      () => load(loadOptions(authPg.url, pgRequests)),
+    );
+    comparisonRows(
+      '4. POST /oauth/introspect, PostgreSQL adapter',
+      'same provider configuration, in-memory adapter',
+      result,
+      0.7,
+    );
+    log('4 done');
+  }
+
+  // --- 5. refresh grant with rotation ----------------------------------------------------------
+  if (runs(5) && authMemory) {
+    const chains = async (auth: Service): Promise<Request[]> => {
+      // Rotation: each answer carries the next refresh token of its chain, which goes back on the
+      // stack (autocannon's per-connection context is reset after every request of a one-request list).
+      const perRun = settings.connections;
+      const ready = await mint(auth, {
+        kind: 'refresh',
+        memberId: reader.id,
+        clientId: app.client_id,
+        count: perRun * (3 + 2 * settings.rounds),
+      });
+      return [
+        {
+          method: 'POST',
+          path: '/oauth/token',
+          setupRequest: (req) => ({
+            ...req,
+            headers: { authorization: appAuthorization, 'content-type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: String(ready.pop()) }).toString(),
+          }),
+          onResponse: (status, body) => {
+            if (status !== 200) return unexpected('5', `${status} ${body}`);
+            ready.push((JSON.parse(body) as { refresh_token: string }).refresh_token);
+          },
+        },
+      ];
+    };
+    const memoryRequests = await chains(authMemory);
+    const pgRequests = await chains(authPg);
+    const result = await compare(
+      's5',
+      () => load(loadOptions(authMemory.url, memoryRequests)),
+      () => load(loadOptions(authPg.url, pgRequests)),
+    );
+    comparisonRows(
+      '5. refresh grant with rotation, PostgreSQL adapter',
+      'same provider configuration, in-memory adapter',
+      result,
+      0.5,
+    );
+    log('5 done');
+  }
+
+  // --- 6. revocation propagation to 3 contacts-api processes ------------------------------------
+  if (runs(6)) {
+    sampler.phase = 's6';
+    const tokens = await mint(authPg, {
+      kind: 'access',
+      memberId: reader.id,
+      clientId: app.client_id,
+      count: settings.revocations,
+    });
+    const path = `/v4/contacts/${readerIds.first}`;
+    const get = async (service: Service, token: string) => {
+      const response = await fetch(`${service.url}${path}`, { headers: bearer(token) });
+      await response.arrayBuffer();
+      return response.status;
+    };
+    const untilRefused = async (service: Service, token: string, since: number) => {
+      for (let attempt = 0; attempt < 10_000; attempt++) {
+        const status = await get(service, token);
+        if (status === 401) return performance.now() - since;
+        if (status !== 200) throw new Error(`unexpected ${status} while waiting for refusal`);
+      }
+      throw new Error('the revoked token was never refused');
+    };
+    const everywhere: number[] = [];
+    const perProcess: number[] = [];
+    const warmGets: number[] = [];
+    for (const token of tokens) {
+      for (const service of apis)
+        if ((await get(service, token)) !== 200) throw new Error('token refused before revocation');
+      for (const service of apis) {
+        const began = performance.now();
+        await get(service, token);
+        warmGets.push(performance.now() - began);
+      }
+      const response = await fetch(`${authPg.url}/oauth/revoke`, {
+        method: 'POST',
+        headers: { authorization: appAuthorization, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token, token_type_hint: 'access_token' }).toString(),
+      });
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`revocation answered ${response.status}`);
+      const returned = performance.now();
+      const latencies = await Promise.all(apis.map((service) => untilRefused(service, token, returned)));
+      perProcess.push(...latencies);
+      everywhere.push(Math.max(...latencies));
+    }
+    sampler.phase = 'idle';
+    const p99 = percentile(everywhere, 0.99);
+    const warmP99 = percentile(warmGets, 0.99);
+    rows.push(
+      {
+        scenario: `6. revocation → refused on all 3 contacts-api processes (${tokens.length} tokens)`,
+        p50: formatMs(percentile(everywhere, 0.5)),
+        p99: formatMs(p99),
+        ratio: p99 / warmP99,
+        target: 'p99 < 100 ms',
+        met: p99 < 100,
+      },
+      {
+        scenario: '  per process',
+        p50: formatMs(percentile(perProcess, 0.5)),
+        p99: formatMs(percentile(perProcess, 0.99)),
+      },
+      {
+        scenario: '  baseline: one warm GET /v4/contacts/{id}',
+        p50: formatMs(percentile(warmGets, 0.5)),
+        p99: formatMs(warmP99),
+      },
+    );
+    log('6 done');
+  }
+
+  // --- 7. list latency by address-book size --------------------------------------------------------
+  if (runs(7)) {
+    const pages = new Map<string, string>();
+    for (const size of SIZES) {
+      const memberId = listMembers.get(size) as number;
+      const token = (await mint(authPg, { kind: 'personal', memberId }))[0] as string;
+      const deep = await contactIdAt(db, memberId, Math.floor(size * 0.9));
+      pages.set(`${size}:first:token`, token);
+      pages.set(`${size}:first`, '/v4/contacts?limit=100');
+      pages.set(
+        `${size}:deep`,
+        `/v4/contacts?limit=100&cursor=${encodeURIComponent(encodeCursor({ after_id: deep }))}`,
+      );
+    }
+    const results = new Map<string, LoadResult>();
+    const connections = 8;
+    for (let round = 0; round < settings.rounds; round++) {
+      const order = round % 2 === 0 ? [...SIZES] : [...SIZES].reverse();
+      for (const size of order) {
+        for (const page of ['first', 'deep'] as const) {
+          sampler.phase = `s7:${size}:${page}`;
+          const result = await load(
+            loadOptions(
+              api.url,
+              [
+                {
+                  method: 'GET',
+                  path: pages.get(`${size}:${page}`),
+                  headers: bearer(pages.get(`${size}:first:token`)),
+                },
+              ],
+              { connections, duration: settings.listDuration },
+            ),
+          );
+          sampler.phase = 'idle';
+          if (result.failures > 0) notes.push(`7 ${size} ${page}: ${result.failures} failed requests`);
+          const key = `${size}:${page}`;
+          const previous = results.get(key);
+          if (!previous || result.requestsPerSecond > previous.requestsPerSecond) results.set(key, result);
+        }
+      }
+    }
+    for (const page of ['first', 'deep'] as const) {
+      const reference = results.get(`${SIZES[0]}:${page}`) as LoadResult;
+      for (const size of SIZES) {
+        const result = results.get(`${size}:${page}`) as LoadResult;
+        // Time per page at a fixed concurrency: the inverse of throughput (autocannon's latency is whole ms).
+        const ratio = reference.requestsPerSecond / result.requestsPerSecond;
+        const label = size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1_000}k`;
+        rows.push({
+          scenario: `7. list, ${label} contacts, ${page === 'first' ? 'first page' : 'deep cursor (90 %)'}`,
+          requestsPerSecond: result.requestsPerSecond,
+          p50: formatMs(result.p50),
+          p99: formatMs(result.p99),
+          ...(size === SIZES[0]
+            ? {}
+            : {
+                ratio,
+                target: size === SIZES[2] ? '≤ 1.2 × 1k' : 'informational',
+                ...(size === SIZES[2] ? { met: ratio <= 1.2 } : {}),
+              }),
+        });
+      }
+    }
+    log('7 done');
+  }
+
+  // --- 8a. resident memory under load ---------------------------------------------------------------
+  if (runs(8)) {
+    const loaded = (prefixes: readonly string[], name: string) =>
+      sampler.during(name, (phase) => prefixes.some((prefix) => phase.startsWith(prefix)));
+    const underLoad = loaded(['s1:baseline', 's2:baseline', 's3:baseline'], 'bare');
+    // Without scenarios 1-3 the bare server was never loaded: its idle size is the baseline then.
+    const baseline = underLoad.length > 0 ? underLoad : sampler.during('bare', () => true);
+    const baselinePeak = baseline.length > 0 ? Math.max(...baseline) : Number.NaN;
+    for (const [name, prefixes] of [
+      ['api', ['s1:subject', 's2:subject', 's3:subject', 's6', 's7']],
+      ['auth', ['s4:subject', 's5:subject', 's6']],
+      ['auth-memory', ['s4:baseline', 's5:baseline']],
+    ] as const) {
+      const samples = loaded(prefixes, name);
+      if (samples.length === 0) continue;
+      const peak = Math.max(...samples);
+      rows.push({
+        scenario: `8. RSS under load, ${name === 'api' ? 'contacts-api' : name === 'auth' ? 'auth (PostgreSQL adapter)' : 'auth (in-memory adapter)'}`,
+        p50: formatMb(percentile(samples, 0.5)),
+        p99: `${formatMb(peak)} peak`,
+        ratio: peak / baselinePeak,
+        target: name === 'auth-memory' ? 'informational' : '< 200 MB',
+        ...(name === 'auth-memory' ? {} : { met: peak < 200 * 1024 * 1024 }),
+      });
+    }
+    if (baseline.length > 0) {
+      rows.push({
+        scenario: `  baseline: bare Koa + pg${underLoad.length > 0 ? ' under load' : ', idle'}`,
+        p50: formatMb(percentile(baseline, 0.5)),
+        p99: `${formatMb(baselinePeak)} peak`,
+      });
+    }
+  }
+} finally {
+  sampler.stop();
+  await Promise.all(services.map((service) => service.stop()));
+  await database.drop();
+}
+
+// Rows are kept in scenario order regardless of the order they were measured in.
+const ordered = rows
+  .map((row, index) => ({ row, index, scenario: scenarioNumber(rows, index) }))
+  .sort((a, b) => a.scenario - b.scenario || a.index - b.index)
+  .map(({ row }) => row);
+
+function scenarioNumber(list: Row[], index: number): number {
+  for (let at = index; at >= 0; at--) {
+    const match = /^(\d+)\./.exec((list[at] as Row).scenario);
+    if (match) return Number(match[1]);
+  }
+  return 0;
+}
+
+const table = markdownTable(ordered);
+const elapsed = (performance.now() - wallClock) / 1000;
+const cpu = cpus()[0]?.model ?? 'unknown CPU';
+const report = [
+  `# Benchmark results (${quick ? '`pnpm bench --quick`' : '`pnpm bench`'})`,
+  '',
+  `${startedAt.toISOString()} · ${elapsed.toFixed(0)} s · Node ${process.version} · PostgreSQL ${database.version} (${database.serverKind}) · ${cpus().length} × ${cpu}`,
+  '',
+  `Load: autocannon, ${settings.connections} connections, ${settings.warmup} s warm-up + ${settings.duration} s per side, ` +
+    `${settings.rounds} round(s) alternating baseline and subject (best round each); every service in a process of ` +
+    `its own with DB_POOL_MAX=${POOL}. Ratios: subject ÷ baseline requests/s (scenario 7: time per page relative ` +
+    "to the 1k member; scenario 6: p99 ÷ p99 of a warm GET; scenario 8: peak RSS or start time ÷ the bare server's).",
+  '',
+  table,
+  '',
+  ...(notes.length > 0 ? ['Notes:', '', ...notes.map((note) => `- ${note}`), ''] : []),
+].join('\n');
+process.stdout.write(`\n${table}\n\n`);
+for (const note of notes) process.stdout.write(`note: ${note}\n`);
+await mkdir(resultsDir, { recursive: true });
+const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
+await writeFile(path.join(resultsDir, 'latest.md'), report);
+await writeFile(path.join(resultsDir, `${stamp}${quick ? '-quick' : ''}.md`), report);
+log(`written to bench/results/latest.md (${elapsed.toFixed(0)} s)`);
+process.exit(0);

@@ -1,0 +1,15 @@
+import { integerFrom } from './env';
+
+/** At most `points` requests per `duration` seconds, counted in Redis when `redisUrl` is set. */
+export interface RateLimit {
+  points: number;
+  duration: number;
+  redisUrl?: string | undefined;
+}
+
+/** Reads NAME (requests; 0 switches the limit off) and NAME_WINDOW (seconds), and REDIS_URL. */
+export function rateLimitFrom(env: NodeJS.ProcessEnv, name: string, defaultPoints: number): RateLimit | undefined {
+  const points = integerFrom(env, name, defaultPoints, 0);
+  const duration = integerFrom(env, `${name}_WINDOW`, 60);
+  return points > 0 ? { points, duration, redisUrl: env.REDIS_URL || undefined } : undefined;
+}

@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import type { Context, Middleware } from 'koa';
+import type { Logger } from './logger';
+
+/** The header that carries one request's id from the gateway through every service and back. */
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+
+/** Ids we accept from upstream: short, and harmless in a log line or a header. */
+const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Paths polled by orchestrators and scrapers: logged at debug level only. */
+const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+export interface RequestState {
+  requestId: string;
+  /** The service's logger with this request's id bound. */
+  log: Logger;
+}
+
+/** The request id the gateway passed (when well-formed), else a fresh one. */
+export function requestIdOf(header: string | undefined): string {
+  return header && ACCEPTABLE_REQUEST_ID.test(header) ? header : randomUUID();
+}
+
+/**
+ * Outermost middleware of each service: takes the request id from X-Request-Id (generating one
+ * when absent or malformed), echoes it in the response, binds it to a child logger in
+ * `ctx.state.log`, and writes one JSON line per request.
+ *
+ * The line holds the method, the path without its query string (query strings of /oauth/*
+ * carry codes and states), the status, the duration and the client address. Never headers
+ * (Authorization, Cookie), never bodies.
+ */
+export function requestLogging(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    const requestId = requestIdOf(ctx.get(REQUEST_ID_HEADER) || undefined);
+    const log = logger.child({ req_id: requestId });
+    ctx.state.requestId = requestId;
+    ctx.state.log = log;
+    ctx.set(REQUEST_ID_HEADER, requestId);
+    try {
+      await next();
+    } catch (error) {
+      // Koa's default error handler drops every header set so far; keep the id on the answer.
+      const withHeaders = error as { headers?: Record<string, string>; status?: number };
+      if (withHeaders && typeof withHeaders === 'object') {
+        withHeaders.headers = { ...withHeaders.headers, [REQUEST_ID_HEADER]: requestId };
+      }
+      writeLine(ctx, log, started, typeof withHeaders?.status === 'number' ? withHeaders.status : 500);
+      throw error;
+    }
+    writeLine(ctx, log, started, ctx.status);
+  };
+}
+
+function writeLine(ctx: Context, log: Logger, started: bigint, status: number): void {
+  const line = {
+    method: ctx.method,
+    path: ctx.path,
+    status,
+    duration_ms: Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100,
+    ip: ctx.ip,
+  };
+  if (status >= 500) log.warn(line, 'request failed');
+  else if (PROBE_PATHS.has(ctx.path)) log.debug(line, 'request');
+  else log.info(line, 'request');
+}

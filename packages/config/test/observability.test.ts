@@ -1,0 +1,88 @@
+import Koa from 'koa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger, createServiceMetrics, requestLogging } from '../src/index';
+
+const lines: Array<Record<string, unknown>> = [];
+let baseUrl: string;
+let close: () => void;
+const pool = { numUsed: () => 2, numFree: () => 3, numPendingAcquires: () => 0, numPendingCreates: () => 1 };
+
+beforeAll(async () => {
+  const logger = createLogger(
+    'test',
+    { LOG_LEVEL: 'debug' },
+    { write: (line: string) => lines.push(JSON.parse(line)) },
+  );
+  const app = new Koa({ proxy: true });
+  app.use(requestLogging(logger));
+  app.use(createServiceMetrics({ service: 'test', pool: () => pool, processMetrics: false }).middleware);
+  app.use(async (ctx) => {
+    if (ctx.path === '/boom') ctx.throw(418, 'teapot');
+    if (ctx.path.startsWith('/items/')) {
+      (ctx as unknown as { _matchedRoute: string })._matchedRoute = '/items/:id';
+    }
+    ctx.body = { ok: true };
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  close = () => server.close();
+});
+afterAll(() => close());
+
+const lineOf = (id: string) => lines.find((line) => line.req_id === id && line.msg === 'request');
+
+describe('request logging', () => {
+  it('keeps a well-formed X-Request-Id, echoes it, and logs one line without headers, query or body', async () => {
+    const response = await fetch(`${baseUrl}/oauth/callback?code=the-code&state=s`, {
+      method: 'POST',
+      headers: {
+        'x-request-id': 'gateway-id-1',
+        authorization: 'Bearer the-token',
+        cookie: 'session=the-cookie',
+        'x-forwarded-for': '198.51.100.7',
+      },
+      body: 'password=the-password',
+    });
+    expect(response.headers.get('x-request-id')).toBe('gateway-id-1');
+    expect(lineOf('gateway-id-1')).toMatchObject({
+      method: 'POST',
+      path: '/oauth/callback',
+      status: 200,
+      ip: '198.51.100.7',
+      duration_ms: expect.any(Number),
+    });
+    const everything = JSON.stringify(lines);
+    for (const secret of ['the-code', 'the-token', 'the-cookie', 'the-password'])
+      expect(everything).not.toContain(secret);
+  });
+
+  it('generates an id when there is none or it is unusable, and keeps it on errors', async () => {
+    for (const headers of [{}, { 'x-request-id': 'has spaces\tand tabs' }, { 'x-request-id': 'x'.repeat(200) }]) {
+      const response = await fetch(`${baseUrl}/boom`, { headers });
+      expect(response.status).toBe(418);
+      const id = response.headers.get('x-request-id') ?? '';
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(lineOf(id)).toMatchObject({ path: '/boom', status: 418 });
+    }
+  });
+});
+
+describe('metrics', () => {
+  it('counts requests by route template and status, times them, and reports the pool', async () => {
+    await fetch(`${baseUrl}/items/123`);
+    await fetch(`${baseUrl}/items/456`);
+    await fetch(`${baseUrl}/things/5/aZ3kq9Lm0pQrStUvWx`);
+    const text = await (await fetch(`${baseUrl}/metrics`)).text();
+    expect(text).toContain('http_requests_total{method="GET",route="/items/:id",status="200",service="test"} 2');
+    expect(text).toContain('http_requests_total{method="GET",route="/things/:id/:id",status="200",service="test"} 1');
+    expect(text).toContain('http_requests_total{method="GET",route="/boom",status="418",service="test"}');
+    expect(text).toMatch(
+      /http_request_duration_seconds_count\{service="test",method="GET",route="\/items\/:id",status="200"\} 2/,
+    );
+    expect(text).toContain('db_pool_connections_in_use{service="test"} 2');
+    expect(text).toContain('db_pool_connections_idle{service="test"} 3');
+    expect(text).toContain('db_pool_pending_acquires{service="test"} 0');
+    expect(text).toContain('db_pool_pending_creates{service="test"} 1');
+  });
+});

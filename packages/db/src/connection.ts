@@ -1,0 +1,33 @@
+import knex, { type Knex } from 'knex';
+import pg from 'pg';
+
+// Return DATE columns as 'YYYY-MM-DD' strings: a calendar date has no time zone,
+// and turning it into a JS Date would shift it by the server's offset.
+pg.types.setTypeParser(pg.types.builtins.DATE, (value: string) => value);
+// COUNT(*) and BIGINT arrive as strings; every bigint we read fits in a JS number.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number.parseInt(value, 10));
+
+export type Database = Knex;
+
+export interface ConnectionOptions {
+  /** Maximum connections this process keeps open. */
+  poolMax?: number;
+  /** Name reported in pg_stat_activity, to tell replicas and services apart. */
+  applicationName?: string;
+}
+
+export function createDatabase(url: string, options: ConnectionOptions = {}): Database {
+  return knex({
+    client: 'pg',
+    connection: { connectionString: url, application_name: options.applicationName ?? 'contacts' },
+    pool: { min: 0, max: options.poolMax ?? 10 },
+    acquireConnectionTimeout: 10_000,
+  });
+}
+
+/** Replaces the database name in a PostgreSQL URL. */
+export function withDatabaseName(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}

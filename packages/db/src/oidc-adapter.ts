@@ -1,0 +1,226 @@
+import type { Database } from './connection';
+import { notifyTokenRevocations } from './queries/token-revocations';
+import { tokenHash } from './token-hash';
+
+/**
+ * oidc-provider's storage on PostgreSQL: one table, oidc_models, for every model it persists.
+ *
+ * Rows are keyed by a hash of the model id, and the raw id (`jti`) is dropped from the stored
+ * payload: for opaque tokens the id IS the bearer value, so a copy of the database yields no
+ * usable token, code or session. Revoked access tokens are announced on the revocation channel.
+ */
+export type AdapterPayload = Record<string, unknown> & {
+  grantId?: string;
+  uid?: string;
+  accountId?: string;
+  clientId?: string;
+  consumed?: unknown;
+  jti?: string;
+};
+
+export interface OidcModelRow {
+  model: string;
+  id_hash: string;
+  payload: AdapterPayload;
+  grant_id: string | null;
+  uid: string | null;
+  account_id: string | null;
+  client_id: string | null;
+  expires_at: Date | null;
+  consumed_at: Date | null;
+}
+
+export interface OidcAdapterOptions {
+  /** Client metadata for an id (the Client model is read from our own tables, not stored here). */
+  findClient(id: string): Promise<AdapterPayload | undefined>;
+  /** Thrown when a code or refresh token is consumed a second time (two requests raced with it). */
+  consumedTwiceError(model: string): Error;
+  /**
+   * Seconds during which a refresh token that was already used is still accepted (a client that
+   * lost the response may retry); 0 or undefined: never, every reuse is treated as theft.
+   */
+  refreshTokenReuseGrace?: number | undefined;
+}
+
+/** Models whose values are bearer credentials the contacts API may have cached. */
+const ANNOUNCED_MODELS = new Set(['AccessToken']);
+
+export interface OidcAdapter {
+  upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void>;
+  find(id: string): Promise<AdapterPayload | undefined>;
+  findByUid(uid: string): Promise<AdapterPayload | undefined>;
+  findByUserCode(userCode: string): Promise<AdapterPayload | undefined>;
+  consume(id: string): Promise<void>;
+  destroy(id: string): Promise<void>;
+  revokeByGrantId(grantId: string): Promise<void>;
+}
+
+export function createOidcAdapterClass(db: Database, options: OidcAdapterOptions): new (model: string) => OidcAdapter {
+  const grace = options.refreshTokenReuseGrace ?? 0;
+  return class PostgresOidcAdapter implements OidcAdapter {
+    constructor(private readonly model: string) {}
+
+    async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+      // A Grant's id is no credential (it only names a consent) and is needed to find it again.
+      const { jti: _rawId, ...withoutId } = payload;
+      const stored = this.model === 'Grant' ? payload : withoutId;
+      // The clock is the process's (Date.now), as oidc-provider's own expiry checks are.
+      const expiresAt = expiresIn ? new Date(Date.now() + expiresIn * 1000) : null;
+      await db('oidc_models')
+        .insert({
+          model: this.model,
+          id_hash: tokenHash(id),
+          payload: JSON.stringify(stored),
+          grant_id: payload.grantId ?? null,
+          uid: payload.uid ?? null,
+          account_id: payload.accountId ?? null,
+          client_id: payload.clientId ?? null,
+          expires_at: expiresAt,
+        })
+        .onConflict(['model', 'id_hash'])
+        .merge();
+    }
+
+    async find(id: string): Promise<AdapterPayload | undefined> {
+      if (this.model === 'Client') return options.findClient(id);
+      const row = await db<OidcModelRow>('oidc_models')
+        .where({ model: this.model, id_hash: tokenHash(id) })
+        .first(
+          this.graced ? ['*', db.raw('consumed_at > now() - make_interval(secs => ?) as in_grace', [grace])] : '*',
+        );
+      if (!row) return undefined;
+      // A refresh token used within the grace period still looks unused to oidc-provider.
+      return withRestoredId(
+        (row as OidcModelRow & { in_grace?: boolean }).in_grace ? { ...row, consumed_at: null } : row,
+        id,
+      );
+    }
+
+    private get graced(): boolean {
+      return this.model === 'RefreshToken' && grace > 0;
+    }
+
+    async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+      const row = await db<OidcModelRow>('oidc_models').where({ model: this.model, uid }).first();
+      return row ? withRestoredId(row, undefined) : undefined;
+    }
+
+    async findByUserCode(): Promise<AdapterPayload | undefined> {
+      return undefined; // the device flow is not enabled
+    }
+
+    async consume(id: string): Promise<void> {
+      // Atomic: of two requests racing with one code or refresh token, exactly one updates the row.
+      // Within the refresh-token grace period a second use is accepted; the first use's time is kept.
+      const updated = this.graced
+        ? await db('oidc_models')
+            .where({ model: this.model, id_hash: tokenHash(id) })
+            .andWhereRaw('(consumed_at is null or consumed_at > now() - make_interval(secs => ?))', [grace])
+            .update({ consumed_at: db.raw('coalesce(consumed_at, now())') })
+        : await db('oidc_models')
+            .where({ model: this.model, id_hash: tokenHash(id) })
+            .whereNull('consumed_at')
+            .update({ consumed_at: db.fn.now() });
+      if (updated === 0) throw options.consumedTwiceError(this.model);
+    }
+
+    async destroy(id: string): Promise<void> {
+      await this.deleteAndAnnounce({ model: this.model, id_hash: tokenHash(id) });
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      await this.deleteAndAnnounce({ model: this.model, grant_id: grantId });
+    }
+
+    private async deleteAndAnnounce(where: Partial<OidcModelRow>): Promise<void> {
+      await db.transaction(async (trx) => {
+        const deleted: Array<{ id_hash: string }> = await trx('oidc_models').where(where).delete().returning('id_hash');
+        if (ANNOUNCED_MODELS.has(this.model)) {
+          await notifyTokenRevocations(
+            trx,
+            deleted.map((row) => row.id_hash),
+          );
+        }
+      });
+    }
+  };
+}
+
+function withRestoredId(row: OidcModelRow, id: string | undefined): AdapterPayload {
+  return {
+    ...row.payload,
+    ...(id !== undefined ? { jti: id } : {}),
+    ...(row.consumed_at ? { consumed: Math.floor(row.consumed_at.getTime() / 1000) } : {}),
+  };
+}
+
+/**
+ * Deletes every token, code and grant matching the filter (a client's, or one grant of a member)
+ * and announces the revoked access tokens, in one transaction.
+ */
+export async function revokeOidcModels(
+  db: Database,
+  filter: { clientId: string; accountId?: string; grantId?: string },
+): Promise<number> {
+  return db.transaction(async (trx) => {
+    const query = trx('oidc_models').where({ client_id: filter.clientId }).whereIn('model', REVOCABLE_MODELS);
+    if (filter.accountId !== undefined) query.andWhere({ account_id: filter.accountId });
+    if (filter.grantId !== undefined)
+      query.andWhere((where) =>
+        where
+          .where({ grant_id: filter.grantId })
+          .orWhere({ model: 'Grant', id_hash: tokenHash(filter.grantId as string) }),
+      );
+    const deleted: Array<{ model: string; id_hash: string }> = await query.delete().returning(['model', 'id_hash']);
+    await notifyTokenRevocations(
+      trx,
+      deleted.filter((row) => ANNOUNCED_MODELS.has(row.model)).map((row) => row.id_hash),
+    );
+    return deleted.filter((row) => row.model === 'Grant').length;
+  });
+}
+
+const REVOCABLE_MODELS = ['AccessToken', 'RefreshToken', 'AuthorizationCode', 'Grant'];
+
+/** The member's most recent unexpired consent (Grant id) for a client. */
+export async function findLatestGrantId(
+  db: Database,
+  accountId: string,
+  clientId: string,
+): Promise<string | undefined> {
+  const row = await db<OidcModelRow>('oidc_models')
+    .where({ model: 'Grant', account_id: accountId, client_id: clientId })
+    .andWhere((where) => where.whereNull('expires_at').orWhere('expires_at', '>', new Date()))
+    .orderBy('expires_at', 'desc')
+    .first('payload');
+  return row?.payload.jti;
+}
+
+export interface MemberGrantRow {
+  grant_id: string;
+  client_id: string;
+  client_name: string;
+  scope: string;
+  granted_at: Date;
+}
+
+/** The applications a member approved: one row per unexpired grant, with the client's name. */
+export async function listGrantsOfMember(db: Database, accountId: string): Promise<MemberGrantRow[]> {
+  const rows = await db('oidc_models as g')
+    .join('oauth_clients as c', 'c.client_id', 'g.client_id')
+    .where({ 'g.model': 'Grant', 'g.account_id': accountId })
+    .andWhere((where) => where.whereNull('g.expires_at').orWhere('g.expires_at', '>', new Date()))
+    .orderBy('g.expires_at', 'desc')
+    .select<Array<{ payload: AdapterPayload; client_id: string; client_name: string }>>(
+      'g.payload',
+      'g.client_id',
+      'c.name as client_name',
+    );
+  return rows.map((row) => ({
+    grant_id: String(row.payload.jti),
+    client_id: row.client_id,
+    client_name: row.client_name,
+    scope: Object.values((row.payload.resources as Record<string, string> | undefined) ?? {}).join(' '),
+    granted_at: new Date(Number(row.payload.iat) * 1000),
+  }));
+}

@@ -1,0 +1,44 @@
+import { createHash } from 'node:crypto';
+import type { Queryable } from './contacts';
+
+export interface ContactImage {
+  contact_id: number;
+  content_type: string;
+  size: number;
+  sha256: string;
+  bytes: Buffer;
+  created_at: Date;
+}
+
+/** Stores (or replaces) a contact's image. Run it in the transaction that writes the contact. */
+export async function putContactImage(
+  db: Queryable,
+  contactId: number,
+  image: { contentType: string; bytes: Buffer },
+): Promise<void> {
+  const row = {
+    contact_id: contactId,
+    content_type: image.contentType,
+    size: image.bytes.length,
+    sha256: createHash('sha256').update(image.bytes).digest('base64url'),
+    bytes: image.bytes,
+    created_at: db.fn.now(),
+  };
+  await db('contact_images').insert(row).onConflict('contact_id').merge();
+}
+
+/** The image of one of the owner's contacts; undefined when the contact is not theirs or has none. */
+export async function findOwnedContactImage(
+  db: Queryable,
+  ownerId: number,
+  contactId: number,
+): Promise<ContactImage | undefined> {
+  return db('contact_images as ci')
+    .join('contacts as c', 'c.id', 'ci.contact_id')
+    .where({ 'c.owner_id': ownerId, 'ci.contact_id': contactId })
+    .first<ContactImage | undefined>('ci.*');
+}
+
+export async function deleteContactImage(db: Queryable, contactId: number): Promise<void> {
+  await db('contact_images').where({ contact_id: contactId }).delete();
+}

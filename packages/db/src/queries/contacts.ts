@@ -1,0 +1,218 @@
+import type { Knex } from 'knex';
+import type { Database } from '../connection';
+
+/** A contacts row, by column. */
+export interface ContactRow {
+  id: number;
+  owner_id: number;
+  name: string;
+  email: string | null;
+  company_name: string | null;
+  personal_number: string | null;
+  work_number: string | null;
+  website: string | null;
+  street: string | null;
+  city: string | null;
+  state: string | null;
+  zipcode: string | null;
+  country: string | null;
+  business_category_id: number | null;
+  group_id: number | null;
+  referrer_id: number | null;
+  join_date: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The columns a write may set (everything but the keys and timestamps). */
+export type ContactColumns = Partial<Omit<ContactRow, 'id' | 'owner_id' | 'created_at' | 'updated_at'>>;
+
+/** A contact as the API shows it: the row plus the names joined in and whether it has an image. */
+export interface ContactRecord extends ContactRow {
+  business_category_name: string | null;
+  referrer_name: string | null;
+  image_sha256: string | null;
+}
+
+/** Either the pool or a transaction: every query here runs inside a caller's transaction when it has one. */
+export type Queryable = Database | Knex.Transaction;
+
+function recordQuery(db: Queryable) {
+  return db('contacts as c')
+    .leftJoin('business_categories as bc', 'bc.id', 'c.business_category_id')
+    .leftJoin('members as r', 'r.id', 'c.referrer_id')
+    .leftJoin('contact_images as ci', 'ci.contact_id', 'c.id')
+    .select<ContactRecord[]>(
+      'c.*',
+      'bc.name as business_category_name',
+      'r.name as referrer_name',
+      'ci.sha256 as image_sha256',
+    );
+}
+
+export async function findContactRecord(
+  db: Queryable,
+  ownerId: number,
+  id: number,
+): Promise<ContactRecord | undefined> {
+  const [record] = await recordQuery(db).where({ 'c.owner_id': ownerId, 'c.id': id });
+  return record;
+}
+
+/** Locks the caller's contact row until the transaction ends, so that concurrent updates serialise. */
+export async function lockContact(trx: Knex.Transaction, ownerId: number, id: number): Promise<boolean> {
+  const row = await trx('contacts').where({ owner_id: ownerId, id }).forUpdate().first('id');
+  return row !== undefined;
+}
+
+export interface ContactListFilter {
+  ownerId: number;
+  /** Keyset: only contacts with a larger id. */
+  afterId?: number;
+  /** Case-insensitive substring of name, e-mail or company name. */
+  search?: string;
+  groupId?: number;
+  updatedSince?: Date;
+  limit: number;
+}
+
+/** Escapes LIKE wildcards so that a search for "50%" finds "50%", not everything starting with "50". */
+function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+}
+
+/**
+ * One page of an owner's contacts in id order, walking the (owner_id, id) index. Returns up
+ * to `limit + 1` rows: the extra one only tells the caller that another page exists.
+ */
+export async function listContactRecords(db: Queryable, filter: ContactListFilter): Promise<ContactRecord[]> {
+  // owner_id = ? AND id > ?, written as a row comparison on the index's key: with a plain equality
+  // PostgreSQL may walk the primary key in id order instead, filtering out every other member's
+  // rows (10-25 ms for a member whose contacts come after 100k others'; 0.1 ms this way).
+  const query = recordQuery(db)
+    .whereRaw('(c.owner_id, c.id) > (?, ?)', [filter.ownerId, filter.afterId ?? 0])
+    .where('c.owner_id', '<=', filter.ownerId);
+  if (filter.groupId !== undefined) query.where('c.group_id', filter.groupId);
+  if (filter.updatedSince !== undefined) query.where('c.updated_at', '>=', filter.updatedSince);
+  if (filter.search !== undefined && filter.search !== '') {
+    const pattern = likePattern(filter.search);
+    query.where((where) =>
+      where.whereILike('c.name', pattern).orWhereILike('c.email', pattern).orWhereILike('c.company_name', pattern),
+    );
+  }
+  return query.orderBy(['c.owner_id', 'c.id']).limit(filter.limit + 1);
+}
+
+/**
+ * The owner's contacts in id order, skipping the first `offset` and returning at most `limit`
+ * (all of them when no window is given): the v3 offset/limit listing.
+ */
+export async function listContactRecordsByOffset(
+  db: Queryable,
+  ownerId: number,
+  window: { offset: number; limit: number } | undefined = undefined,
+): Promise<ContactRecord[]> {
+  const query = recordQuery(db).where('c.owner_id', ownerId).orderBy('c.id');
+  if (window) query.offset(window.offset).limit(window.limit);
+  return query;
+}
+
+/** Every contact linked to a group (its "guests"), whoever owns them, in id order. */
+export async function listGroupContactRecords(db: Queryable, groupId: number): Promise<ContactRecord[]> {
+  return recordQuery(db).where('c.group_id', groupId).orderBy('c.id');
+}
+
+export async function insertContact(
+  db: Queryable,
+  ownerId: number,
+  columns: ContactColumns & { name: string },
+): Promise<number> {
+  const [row] = await db('contacts')
+    .insert({ ...columns, owner_id: ownerId })
+    .returning<Array<{ id: number }>>('id');
+  return row!.id;
+}
+
+/** Updates the given columns (and updated_at, always: an image change is a change too). */
+/**
+ * Inserts a contact and reads it back as a record, in one statement (a data-modifying CTE): one
+ * round trip, atomic on its own. A new contact has no image yet.
+ */
+export async function insertContactRecord(
+  db: Queryable,
+  ownerId: number,
+  columns: ContactColumns & { name: string },
+): Promise<ContactRecord> {
+  const [record] = await db
+    .with(
+      'c',
+      db('contacts')
+        .insert({ ...columns, owner_id: ownerId })
+        .returning('*'),
+    )
+    .from('c')
+    .leftJoin('business_categories as bc', 'bc.id', 'c.business_category_id')
+    .leftJoin('members as r', 'r.id', 'c.referrer_id')
+    .select<ContactRecord[]>(
+      'c.*',
+      'bc.name as business_category_name',
+      'r.name as referrer_name',
+      db.raw('null as image_sha256'),
+    );
+  return record!;
+}
+
+export async function updateContact(
+  db: Queryable,
+  ownerId: number,
+  id: number,
+  columns: ContactColumns,
+): Promise<boolean> {
+  const count = await db('contacts')
+    .where({ owner_id: ownerId, id })
+    .update({ ...columns, updated_at: db.fn.now() });
+  return count > 0;
+}
+
+/** Deletes those of `ids` that the owner owns; returns the ids actually deleted, ascending. */
+export async function deleteOwnedContacts(db: Queryable, ownerId: number, ids: readonly number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await db('contacts')
+    .where('owner_id', ownerId)
+    .whereIn('id', [...new Set(ids)])
+    .delete()
+    .returning<Array<{ id: number }>>('id');
+  return rows.map((row) => row.id).sort((a, b) => a - b);
+}
+
+/** Deletes the owner's contacts in a group (optionally only among `ids`); returns the deleted ids. */
+export async function deleteOwnedContactsInGroup(
+  db: Queryable,
+  ownerId: number,
+  groupId: number,
+  ids?: readonly number[],
+): Promise<number[]> {
+  const query = db('contacts').where({ owner_id: ownerId, group_id: groupId });
+  if (ids !== undefined) query.whereIn('id', [...new Set(ids)]);
+  const rows = await query.delete().returning<Array<{ id: number }>>('id');
+  return rows.map((row) => row.id).sort((a, b) => a - b);
+}
+
+/** The owner's contact with this e-mail (case-insensitive, as the unique index compares), if any. */
+export async function findOwnedContactIdByEmail(
+  db: Queryable,
+  ownerId: number,
+  email: string,
+): Promise<number | undefined> {
+  const row = await db('contacts')
+    .where('owner_id', ownerId)
+    .whereRaw('lower(email) = lower(?)', [email])
+    .first<{ id: number } | undefined>('id');
+  return row?.id;
+}
+
+/** Whether a database error is the (owner, e-mail) uniqueness violation. */
+export function isDuplicateContactEmail(error: unknown): boolean {
+  const { code, constraint } = (error ?? {}) as { code?: string; constraint?: string };
+  return code === '23505' && constraint === 'contacts_owner_email_unique';
+}

@@ -1,0 +1,48 @@
+import type { Database } from '../connection';
+
+export interface OAuthClientRow {
+  client_id: string;
+  owner_id: number;
+  name: string;
+  secret_hash: string | null;
+  redirect_uris: string[];
+  is_public: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export async function insertOAuthClient(
+  db: Database,
+  client: Pick<OAuthClientRow, 'client_id' | 'owner_id' | 'name' | 'secret_hash' | 'redirect_uris' | 'is_public'>,
+): Promise<OAuthClientRow> {
+  const [row] = await db<OAuthClientRow>('oauth_clients').insert(client).returning('*');
+  return row as OAuthClientRow;
+}
+
+export async function findOAuthClient(db: Database, clientId: string): Promise<OAuthClientRow | undefined> {
+  // PostgreSQL text cannot hold NUL (it refuses the query): no client has such an id.
+  if (clientId.includes('\u0000')) return undefined;
+  return db<OAuthClientRow>('oauth_clients').where({ client_id: clientId }).first();
+}
+
+/** The client, only when this member registered it. */
+export async function findOwnedOAuthClient(
+  db: Database,
+  ownerId: number,
+  clientId: string,
+): Promise<OAuthClientRow | undefined> {
+  if (clientId.includes('\u0000')) return undefined;
+  return db<OAuthClientRow>('oauth_clients').where({ client_id: clientId, owner_id: ownerId }).first();
+}
+
+export async function listOAuthClientsOf(db: Database, ownerId: number): Promise<OAuthClientRow[]> {
+  return db<OAuthClientRow>('oauth_clients').where({ owner_id: ownerId }).orderBy('created_at');
+}
+
+export async function updateOAuthClientSecret(db: Database, clientId: string, secretHash: string): Promise<void> {
+  await db('oauth_clients').where({ client_id: clientId }).update({ secret_hash: secretHash, updated_at: db.fn.now() });
+}
+
+export async function deleteOAuthClient(db: Database, clientId: string): Promise<void> {
+  await db('oauth_clients').where({ client_id: clientId }).delete();
+}

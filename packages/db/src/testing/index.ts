@@ -1,0 +1,1 @@
+export { createEmptyTestDatabase, createTestDatabase, type TestDatabase } from './test-database';

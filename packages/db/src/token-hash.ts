@@ -1,0 +1,18 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The one-way name of a token (or any bearer secret): base64url SHA-256. Tokens are 256-bit
+ * random values, so a fast hash is enough to make a stolen table useless. Both services use it:
+ * the auth server stores and announces revoked tokens by it, the contacts API caches by it.
+ */
+export function tokenHash(value: string): string {
+  return createHash('sha256').update(value).digest('base64url');
+}
+
+/** The PostgreSQL NOTIFY channel on which the auth server announces revoked tokens. */
+export const TOKEN_REVOCATION_CHANNEL = 'token_revocations';
+
+/** Payload of one notification on TOKEN_REVOCATION_CHANNEL. */
+export interface TokenRevocationNotice {
+  token_hashes: string[];
+}

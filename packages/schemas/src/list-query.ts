@@ -1,0 +1,70 @@
+import { z } from 'zod';
+
+export const DEFAULT_LIST_LIMIT = 100;
+export const MAX_LIST_LIMIT = 1000;
+
+/**
+ * The keyset cursor: the id of the last contact of the previous page. A listing walks the
+ * caller's contacts by id, so rows inserted meanwhile land after it or are already behind it:
+ * no row is seen twice or skipped. Opaque to clients (base64url JSON) so that it can change.
+ */
+export interface ListCursor {
+  after_id: number;
+}
+
+export function encodeCursor(cursor: ListCursor): string {
+  return Buffer.from(JSON.stringify({ a: cursor.after_id })).toString('base64url');
+}
+
+export function decodeCursor(value: string): ListCursor | undefined {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
+    const id = (parsed as { a?: unknown } | null)?.a;
+    return typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 ? { after_id: id } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const oneValue = (field: string) => z.string({ error: `The ${field} parameter must be given once.` }).trim();
+
+/** GET /v4/contacts query string (every value arrives as a string). */
+export const listContactsQueryV4 = z.object({
+  limit: oneValue('limit')
+    .regex(/^\d{1,7}$/, `The limit must be an integer between 1 and ${MAX_LIST_LIMIT}.`)
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= MAX_LIST_LIMIT, `The limit must be an integer between 1 and ${MAX_LIST_LIMIT}.`)
+    .optional()
+    .describe(`Page size, 1 to ${MAX_LIST_LIMIT} (default ${DEFAULT_LIST_LIMIT}).`),
+  cursor: oneValue('cursor')
+    .transform((value, ctx) => {
+      const cursor = decodeCursor(value);
+      if (!cursor) {
+        ctx.addIssue({ code: 'custom', message: 'The cursor is not valid; use next_cursor from a previous page.' });
+        return z.NEVER;
+      }
+      return cursor;
+    })
+    .optional()
+    .describe('The next_cursor of the previous page.'),
+  q: oneValue('q')
+    .max(255, 'The search must not be greater than 255 characters.')
+    .optional()
+    .describe('Case-insensitive search in name, e-mail and company name.'),
+  group_id: oneValue('group_id')
+    .regex(/^\d{1,10}$/, 'The group id must be an integer.')
+    .transform(Number)
+    .optional(),
+  updated_since: oneValue('updated_since')
+    .pipe(z.iso.datetime({ offset: true, error: 'The updated since must be an RFC 3339 date-time.' }))
+    .transform((value) => new Date(value))
+    .optional()
+    .describe('Only contacts updated at or after this instant (RFC 3339).'),
+});
+
+export type ListContactsQueryV4 = z.output<typeof listContactsQueryV4>;
+
+export const contactListV4Meta = z.object({
+  next_cursor: z.string().nullable(),
+  limit: z.int(),
+});

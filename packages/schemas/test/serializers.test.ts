@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import {
+  buildOpenApiDocument,
+  type ContactRecordLike,
+  contactV4,
+  decodeCursor,
+  encodeCursor,
+  listContactsQueryV4,
+  toContactV4,
+  validate,
+} from '../src/index';
+
+const record: ContactRecordLike = {
+  id: 7,
+  owner_id: 1,
+  name: 'Ada',
+  email: 'ada@example.com',
+  company_name: 'Engines',
+  personal_number: null,
+  work_number: '555',
+  website: null,
+  street: '1 Main St',
+  city: 'London',
+  state: null,
+  zipcode: 'N1',
+  country: 'UK',
+  business_category_id: 2,
+  business_category_name: 'Science',
+  group_id: 3,
+  referrer_id: null,
+  referrer_name: null,
+  join_date: '2024-02-29',
+  image_sha256: 'abc',
+  created_at: new Date('2024-03-01T10:00:00.123Z'),
+  updated_at: new Date('2024-03-02T11:00:00Z'),
+};
+
+describe('v4 serializer', () => {
+  it('shows exactly the v4 fields, address from the street, image_url absolute', () => {
+    const contact = toContactV4(record, { publicUrl: 'https://api.example.com/' });
+    expect(contact).toEqual({
+      id: 7,
+      name: 'Ada',
+      email: 'ada@example.com',
+      company_name: 'Engines',
+      personal_number: null,
+      work_number: '555',
+      website: null,
+      address: '1 Main St',
+      city: 'London',
+      state: null,
+      zipcode: 'N1',
+      country: 'UK',
+      business_category_id: 2,
+      business_category_name: 'Science',
+      group_id: 3,
+      join_date: '2024-02-29',
+      image_url: 'https://api.example.com/v4/contacts/7/image',
+      created_at: '2024-03-01T10:00:00.123Z',
+      updated_at: '2024-03-02T11:00:00.000Z',
+    });
+    expect(contactV4.safeParse(contact).success).toBe(true);
+    expect(toContactV4({ ...record, image_sha256: null }, { publicUrl: 'http://x' }).image_url).toBeNull();
+  });
+});
+
+describe('list query', () => {
+  it('round-trips cursors and refuses forged ones', () => {
+    expect(decodeCursor(encodeCursor({ after_id: 42 }))).toEqual({ after_id: 42 });
+    expect(decodeCursor('garbage')).toBeUndefined();
+    expect(decodeCursor(Buffer.from('{"a":-1}').toString('base64url'))).toBeUndefined();
+  });
+
+  it('reads limits, dates and ids from strings', () => {
+    const result = validate(listContactsQueryV4, {
+      limit: '1000',
+      group_id: '4',
+      updated_since: '2024-01-01T00:00:00+02:00',
+    });
+    expect(result).toEqual({
+      ok: true,
+      value: { limit: 1000, group_id: 4, updated_since: new Date('2023-12-31T22:00:00Z') },
+    });
+    expect(validate(listContactsQueryV4, { limit: '1001' }).ok).toBe(false);
+  });
+});
+
+describe('OpenAPI document', () => {
+  it('is generated from the schemas, with components for inputs and outputs', () => {
+    const document = buildOpenApiDocument({ serverUrl: 'https://api.example.com' }) as {
+      openapi: string;
+      components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> };
+    };
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.components.schemas.ContactInput?.required).toEqual(['name']);
+    expect(Object.keys(document.components.schemas.Contact?.properties ?? {})).toContain('image_url');
+    expect(document.components.schemas.ContactInput?.properties?.zipcode).toEqual({
+      anyOf: [{ type: 'string', maxLength: 6 }, { type: 'null' }],
+    });
+  });
+});
