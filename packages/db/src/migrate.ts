@@ -8,7 +8,9 @@ const source: Knex.MigrationSource<{ name: string; migration: Knex.Migration }> 
   getMigration: async (entry) => entry.migration,
 };
 
-const config: Knex.MigratorConfig = { migrationSource: source, tableName: 'knex_migrations' };
+const MIGRATIONS_TABLE = 'knex_migrations';
+const LOCK_TABLE = `${MIGRATIONS_TABLE}_lock`;
+const config: Knex.MigratorConfig = { migrationSource: source, tableName: MIGRATIONS_TABLE };
 
 // Any constant works; it only has to be the same for every process migrating this database.
 const MIGRATION_ADVISORY_LOCK = 7_390_214_551;
@@ -20,19 +22,51 @@ const MIGRATION_ADVISORY_LOCK = 7_390_214_551;
  */
 export async function migrateLatest(db: Database): Promise<string[]> {
   return withAdvisoryLock(db, async () => {
+    await resetKnexLock(db);
     const [, applied] = (await db.migrate.latest(config)) as [number, string[]];
     return applied;
   });
 }
 
 export async function migrateRollbackAll(db: Database): Promise<void> {
-  await withAdvisoryLock(db, () => db.migrate.rollback(config, true));
+  await withAdvisoryLock(db, async () => {
+    await resetKnexLock(db);
+    await db.migrate.rollback(config, true);
+  });
 }
 
-/** Names of migrations not yet applied; empty when the schema is current. */
+/**
+ * Names of migrations not yet applied; empty when the schema is current. Read-only on
+ * purpose: knex's own `migrate.list` creates its bookkeeping tables and lock row when they
+ * are missing, and run by a readiness probe next to a migrating process it could insert a
+ * second lock row, after which every knex migration fails with "already locked".
+ */
 export async function pendingMigrations(db: Database): Promise<string[]> {
-  const [, pending] = (await db.migrate.list(config)) as [unknown[], Array<{ file: string } | string>];
-  return pending.map((entry) => (typeof entry === 'string' ? entry : entry.file));
+  const exists = await db.raw<{ rows: Array<{ table: string | null }> }>('select to_regclass(?) as "table"', [
+    MIGRATIONS_TABLE,
+  ]);
+  const applied = new Set<string>();
+  if (exists.rows[0]?.table) {
+    const rows = (await db(MIGRATIONS_TABLE).select('name')) as Array<{ name: string }>;
+    for (const row of rows) applied.add(row.name);
+  }
+  return migrations.map((entry) => entry.name).filter((name) => !applied.has(name));
+}
+
+/**
+ * Only called under the advisory lock, where no other process can be migrating: whatever
+ * knex's lock row says then is left over from a migrate that crashed (or from duplicate rows),
+ * so it is reset to the one unlocked row knex expects rather than blocking deployments forever.
+ */
+async function resetKnexLock(db: Database): Promise<void> {
+  const exists = await db.raw<{ rows: Array<{ table: string | null }> }>('select to_regclass(?) as "table"', [
+    LOCK_TABLE,
+  ]);
+  if (!exists.rows[0]?.table) return;
+  await db.transaction(async (trx) => {
+    await trx.raw(`delete from ${LOCK_TABLE} where index <> (select min(index) from ${LOCK_TABLE})`);
+    await trx(LOCK_TABLE).update({ is_locked: 0 });
+  });
 }
 
 async function withAdvisoryLock<T>(db: Database, work: () => Promise<T>): Promise<T> {

@@ -57,4 +57,46 @@ describe('migrations', () => {
     const runs = await database.db('knex_migrations').count<{ count: number }[]>('* as count');
     expect(runs[0]?.count).toBe((await database.db('knex_migrations').distinct('name')).length);
   });
+
+  it('never write while checking for pending migrations, so probes next to a migrating process cannot break it', async () => {
+    database = await createEmptyTestDatabase();
+    const probe = createDatabase(database.url, { poolMax: 2 });
+    const migrators = Array.from({ length: 3 }, () => createDatabase(database.url, { poolMax: 3 }));
+    let migrating = true;
+    const probes = (async () => {
+      let checks = 0;
+      while (migrating || checks === 0) {
+        await pendingMigrations(probe);
+        checks += 1;
+      }
+      return checks;
+    })();
+    try {
+      const results = await Promise.all(migrators.map((pool) => migrateLatest(pool)));
+      migrating = false;
+      expect(await probes).toBeGreaterThan(0);
+      expect(results.filter((names) => names.length > 0)).toHaveLength(1);
+    } finally {
+      migrating = false;
+      await Promise.all([probe, ...migrators].map((pool) => pool.destroy()));
+    }
+    expect(await database.db('knex_migrations_lock').select('is_locked')).toEqual([{ is_locked: 0 }]);
+  });
+
+  it('report pending migrations on a database knex has never touched without creating anything', async () => {
+    database = await createEmptyTestDatabase();
+    expect(await pendingMigrations(database.db)).not.toHaveLength(0);
+    const knexTables = await database.db('information_schema.tables').where('table_name', 'like', 'knex_%');
+    expect(knexTables).toEqual([]);
+  });
+
+  it('release the lock a crashed migrate left behind, even a duplicated lock row', async () => {
+    database = await createEmptyTestDatabase();
+    await migrateLatest(database.db);
+    await database.db('knex_migrations_lock').update({ is_locked: 1 });
+    await database.db('knex_migrations_lock').insert({ is_locked: 0 });
+
+    expect(await migrateLatest(database.db)).toEqual([]);
+    expect(await database.db('knex_migrations_lock').select('is_locked')).toEqual([{ is_locked: 0 }]);
+  });
 });
