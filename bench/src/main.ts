@@ -8,7 +8,14 @@ import { encodeCursor } from '@contacts/schemas';
 import type { Request } from 'autocannon';
 import { contactIdAt, contactIdRange, createBenchDatabase, loadContacts } from './lib/database';
 import { type LoadResult, load } from './lib/load';
-import { MemorySampler, REPOSITORY, type Service, type ServiceOptions, startService } from './lib/services';
+import {
+  MemorySampler,
+  productionEntry,
+  REPOSITORY,
+  type Service,
+  type ServiceOptions,
+  startService,
+} from './lib/services';
 import { formatMb, formatMs, markdownTable, percentile, type Row } from './lib/table';
 
 /**
@@ -77,10 +84,14 @@ try {
     INTROSPECTION_CLIENT_ID: secrets.introspectionClientId,
     INTROSPECTION_CLIENT_SECRET: secrets.introspectionClientSecret,
   };
+  // Every service runs as its start script runs it (bundle and node flags); the bench's runners too.
+  const authEntry = productionEntry('auth');
+  const apiEntry = productionEntry('contacts-api');
+  const flagsOf = (script: string) => (script === apiEntry.script ? apiEntry.nodeFlags : authEntry.nodeFlags);
   const start = async (options: Omit<ServiceOptions, 'logDir' | 'nodeFlags'>, profileName = options.name) => {
-    const flags = profiled === profileName ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-    if (flags.length > 0) await mkdir(profileDir, { recursive: true });
-    const service = await startService({ ...options, logDir, nodeFlags: flags });
+    const profiling = profiled === profileName ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    if (profiling.length > 0) await mkdir(profileDir, { recursive: true });
+    const service = await startService({ ...options, logDir, nodeFlags: [...flagsOf(options.script), ...profiling] });
     services.push(service);
     return service;
   };
@@ -112,20 +123,21 @@ try {
 
   // --- 8b: cold start to ready (before any load, on a quiet machine) --------------------------
   const authPg = await start(
-    { name: 'auth', script: 'bench/src/runners/auth.ts', env: { ...serviceEnv }, readyPath: '/readyz' },
+    { name: 'auth', script: 'bench/dist/auth.js', env: { ...serviceEnv }, readyPath: '/readyz' },
     'auth',
   );
   if (runs(8)) {
     const entries = [
-      { name: 'auth', script: 'apps/auth/src/main.ts', readyPath: '/readyz' },
-      { name: 'contacts-api', script: 'apps/contacts-api/src/main.ts', readyPath: '/readyz' },
-      { name: 'bare', script: 'bench/src/runners/bare.ts', readyPath: '/healthz' },
+      { name: 'auth', script: authEntry.script, readyPath: '/readyz' },
+      { name: 'contacts-api', script: apiEntry.script, readyPath: '/readyz' },
+      { name: 'bare', script: 'bench/dist/bare.js', readyPath: '/healthz' },
     ];
     const times = new Map<string, number[]>();
     for (let attempt = 0; attempt < settings.coldStarts; attempt++) {
       for (const entry of entries) {
         const service = await startService({
           ...entry,
+          nodeFlags: flagsOf(entry.script),
           name: `cold-${entry.name}`,
           env: { ...serviceEnv, AUTH_INTERNAL_URL: authPg.url },
           logDir,
@@ -156,7 +168,7 @@ try {
     runs(4) || runs(5)
       ? await start({
           name: 'auth-memory',
-          script: 'bench/src/runners/auth.ts',
+          script: 'bench/dist/auth.js',
           env: { ...serviceEnv, BENCH_ADAPTER: 'memory' },
           readyPath: '/readyz',
         })
@@ -167,7 +179,7 @@ try {
       await start(
         {
           name: index === 0 ? 'api' : `api-${index + 1}`,
-          script: 'apps/contacts-api/src/main.ts',
+          script: apiEntry.script,
           env: { ...serviceEnv, AUTH_INTERNAL_URL: authPg.url },
           readyPath: '/readyz',
         },
@@ -178,7 +190,7 @@ try {
   const api = apis[0] as Service;
   const bare = await start({
     name: 'bare',
-    script: 'bench/src/runners/bare.ts',
+    script: 'bench/dist/bare.js',
     env: { ...serviceEnv },
     readyPath: '/healthz',
   });

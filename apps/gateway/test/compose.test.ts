@@ -135,7 +135,13 @@ describe('the Dockerfiles', () => {
     expect(dockerfile).toMatch(/^USER node$/m);
     if (app !== 'cli') {
       expect(dockerfile).toMatch(/^HEALTHCHECK /m);
-      expect(dockerfile).toContain('CMD ["node", "--import", "tsx", "src/main.ts"]');
+      // The image runs the bundle exactly as the package's start script does (the script the
+      // multi-replica test and the benchmarks run).
+      const { scripts } = JSON.parse(readFileSync(path.join(REPO_ROOT, 'apps', app, 'package.json'), 'utf8')) as {
+        scripts: { start: string };
+      };
+      expect(dockerfile).toContain(`CMD ${JSON.stringify(scripts.start.split(' '))}`.replaceAll('","', '", "'));
+      expect(dockerfile).toContain(`pnpm --filter @contacts/${app} build`);
     }
   });
 });

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -8,7 +8,11 @@ import { fileURLToPath } from 'node:url';
 export const REPOSITORY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const BENCH = path.join(REPOSITORY, 'bench');
 
-/** A service in a process of its own (node --import tsx), so that it never shares the load generator's event loop. */
+/**
+ * A service in a process of its own, so that it never shares the load generator's event loop.
+ * Services run from their production bundles (`pnpm build`: plain JavaScript, no TypeScript
+ * loader), as the images run them; `pnpm bench` builds them first.
+ */
 export interface Service {
   name: string;
   url: string;
@@ -20,7 +24,7 @@ export interface Service {
 
 export interface ServiceOptions {
   name: string;
-  /** The entry point, relative to the repository. */
+  /** The entry point, relative to the repository: a bundle (.js), or TypeScript run through tsx. */
   script: string;
   env: NodeJS.ProcessEnv;
   /** Polled until it answers 200. */
@@ -28,6 +32,21 @@ export interface ServiceOptions {
   logDir: string;
   /** Extra node flags (e.g. --cpu-prof). */
   nodeFlags?: string[];
+}
+
+/**
+ * How production runs an app: its package.json `start` script (its Dockerfile's CMD), as the
+ * bundle path relative to the repository and the node flags before it. The bench's own runners
+ * (the auth server with a mint endpoint, the bare baseline) run with the same flags.
+ */
+export function productionEntry(app: 'auth' | 'contacts-api'): { script: string; nodeFlags: string[] } {
+  const manifest = JSON.parse(readFileSync(path.join(REPOSITORY, 'apps', app, 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const [command, ...words] = manifest.scripts.start.split(' ');
+  const script = words.at(-1);
+  if (command !== 'node' || !script?.endsWith('.js')) throw new Error(`apps/${app}: unexpected start script`);
+  return { script: path.join('apps', app, script), nodeFlags: words.slice(0, -1) };
 }
 
 export async function freePort(): Promise<number> {
@@ -54,7 +73,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const started = performance.now();
   const child: ChildProcess = spawn(
     process.execPath,
-    [...(options.nodeFlags ?? []), '--import', 'tsx', path.join(REPOSITORY, options.script)],
+    [
+      ...(options.nodeFlags ?? []),
+      ...(options.script.endsWith('.ts') ? ['--import', 'tsx'] : []),
+      path.join(REPOSITORY, options.script),
+    ],
     { cwd: BENCH, env: { ...options.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   children.add(child);

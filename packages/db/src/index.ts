@@ -5,6 +5,7 @@ export * from './migrate';
 export * from './notifications';
 export * from './oidc-adapter';
 export * from './paths';
+export * from './prepared';
 export * from './queries/audit-events';
 export * from './queries/business-categories';
 export * from './queries/contact-images';

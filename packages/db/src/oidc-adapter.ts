@@ -1,4 +1,5 @@
 import type { Database } from './connection';
+import { preparedAs } from './prepared';
 import { notifyTokenRevocations } from './queries/token-revocations';
 import { tokenHash } from './token-hash';
 
@@ -42,6 +43,10 @@ export interface OidcAdapterOptions {
   refreshTokenReuseGrace?: number | undefined;
 }
 
+/** What find() needs of a row; listed rather than `*` because the lookups are prepared statements. */
+const STORED_COLUMNS = ['payload', 'consumed_at'];
+type StoredRow = Pick<OidcModelRow, 'payload' | 'consumed_at'>;
+
 /** Models whose values are bearer credentials the contacts API may have cached. */
 const ANNOUNCED_MODELS = new Set(['AccessToken']);
 
@@ -78,22 +83,23 @@ export function createOidcAdapterClass(db: Database, options: OidcAdapterOptions
           expires_at: expiresAt,
         })
         .onConflict(['model', 'id_hash'])
-        .merge();
+        .merge()
+        .options(preparedAs('oidc_models.upsert'));
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (this.model === 'Client') return options.findClient(id);
-      const row = await db<OidcModelRow>('oidc_models')
+      const row = await db('oidc_models')
         .where({ model: this.model, id_hash: tokenHash(id) })
-        .first(
-          this.graced ? ['*', db.raw('consumed_at > now() - make_interval(secs => ?) as in_grace', [grace])] : '*',
-        );
+        .first<(StoredRow & { in_grace?: boolean }) | undefined>(
+          this.graced
+            ? [...STORED_COLUMNS, db.raw('consumed_at > now() - make_interval(secs => ?) as in_grace', [grace])]
+            : STORED_COLUMNS,
+        )
+        .options(preparedAs(this.graced ? 'oidc_models.find-graced' : 'oidc_models.find'));
       if (!row) return undefined;
       // A refresh token used within the grace period still looks unused to oidc-provider.
-      return withRestoredId(
-        (row as OidcModelRow & { in_grace?: boolean }).in_grace ? { ...row, consumed_at: null } : row,
-        id,
-      );
+      return withRestoredId(row.in_grace ? { ...row, consumed_at: null } : row, id);
     }
 
     private get graced(): boolean {
@@ -101,7 +107,10 @@ export function createOidcAdapterClass(db: Database, options: OidcAdapterOptions
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-      const row = await db<OidcModelRow>('oidc_models').where({ model: this.model, uid }).first();
+      const row = await db('oidc_models')
+        .where({ model: this.model, uid })
+        .first<StoredRow | undefined>(STORED_COLUMNS)
+        .options(preparedAs('oidc_models.find-by-uid'));
       return row ? withRestoredId(row, undefined) : undefined;
     }
 
@@ -117,10 +126,12 @@ export function createOidcAdapterClass(db: Database, options: OidcAdapterOptions
             .where({ model: this.model, id_hash: tokenHash(id) })
             .andWhereRaw('(consumed_at is null or consumed_at > now() - make_interval(secs => ?))', [grace])
             .update({ consumed_at: db.raw('coalesce(consumed_at, now())') })
+            .options(preparedAs('oidc_models.consume-graced'))
         : await db('oidc_models')
             .where({ model: this.model, id_hash: tokenHash(id) })
             .whereNull('consumed_at')
-            .update({ consumed_at: db.fn.now() });
+            .update({ consumed_at: db.fn.now() })
+            .options(preparedAs('oidc_models.consume'));
       if (updated === 0) throw options.consumedTwiceError(this.model);
     }
 
@@ -146,7 +157,7 @@ export function createOidcAdapterClass(db: Database, options: OidcAdapterOptions
   };
 }
 
-function withRestoredId(row: OidcModelRow, id: string | undefined): AdapterPayload {
+function withRestoredId(row: StoredRow, id: string | undefined): AdapterPayload {
   return {
     ...row.payload,
     ...(id !== undefined ? { jti: id } : {}),

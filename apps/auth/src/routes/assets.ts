@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
 import type { Context, Next } from 'koa';
+import { STYLESHEET } from '../views/stylesheet';
 
-const css = readFileSync(new URL('../views/auth.css', import.meta.url));
+// A module rather than a file read at start-up: the production bundle carries it with the code.
+const css = Buffer.from(STYLESHEET);
 
 /** The pages' one stylesheet (a file, so that the CSP needs no 'unsafe-inline'). */
 export async function assets(ctx: Context, next: Next) {

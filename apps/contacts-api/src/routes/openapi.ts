@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { buildOpenApiDocument } from '@contacts/schemas';
 import { Router } from '@koa/router';
-import { getAbsoluteFSPath } from 'swagger-ui-dist';
 
 /**
  * GET /openapi.json, and a docs page at /docs with Swagger UI served from the npm package
@@ -45,7 +45,9 @@ const INIT = `window.ui = SwaggerUIBundle({
 export function openApiRoutes(options: { publicUrl: string }): Router {
   const router = new Router();
   const document = JSON.stringify(buildOpenApiDocument({ serverUrl: options.publicUrl }));
-  const assetDir = getAbsoluteFSPath();
+  // The package's folder, found without importing its entry point, which would load (and keep
+  // in memory) the whole 1.5 MB Swagger UI bundle meant for browsers.
+  const assetDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const security = (ctx: { set(field: string, value: string): void }) => {
     ctx.set('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'");
     ctx.set('X-Content-Type-Options', 'nosniff');

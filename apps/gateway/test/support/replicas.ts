@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,7 +8,11 @@ export const REPO_ROOT = path.resolve(fileURLToPath(new URL('.', import.meta.url
 
 export type Service = 'auth' | 'contacts-api';
 
-/** One service process, started the way production starts it: `node --import tsx src/main.ts`. */
+/**
+ * One service process, started the way production starts it: the app's `start` script (the
+ * same command as its Dockerfile's CMD), which runs the bundle `pnpm build` made. turbo builds
+ * the bundles before this package's tests.
+ */
 export interface Replica {
   name: string;
   service: Service;
@@ -22,6 +27,19 @@ export interface Replica {
   signal(signal: NodeJS.Signals): void;
 }
 
+/** The words of the app's `start` script; fails clearly when its bundle has not been built. */
+function startCommand(service: Service): string[] {
+  const dir = path.join(REPO_ROOT, 'apps', service);
+  const { scripts } = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const words = scripts.start.split(' ');
+  const bundle = words.find((word) => word.endsWith('.js'));
+  if (!bundle || !existsSync(path.join(dir, bundle)))
+    throw new Error(`apps/${service}/${bundle} is missing: run \`pnpm build\` first`);
+  return words;
+}
+
 export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -31,11 +49,13 @@ export async function freePort(): Promise<number> {
 }
 
 export function startReplica(name: string, service: Service, port: number, env: NodeJS.ProcessEnv): Replica {
-  const child = spawn(process.execPath, ['--import', 'tsx', `apps/${service}/src/main.ts`], {
-    cwd: REPO_ROOT,
+  const [command, ...args] = startCommand(service);
+  if (command !== 'node') throw new Error(`apps/${service}: the start script should run node, not ${command}`);
+  const child = spawn(process.execPath, args, {
+    cwd: path.join(REPO_ROOT, 'apps', service),
     env: { ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group (tsx's esbuild helper included), killed as one.
+    // Its own process group, killed as one.
     detached: true,
   });
   const lines: string[] = [];

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Database } from '../connection';
+import { preparedAs } from '../prepared';
 
 /** A contacts row, by column. */
 export interface ContactRow {
@@ -27,6 +28,28 @@ export interface ContactRow {
 /** The columns a write may set (everything but the keys and timestamps). */
 export type ContactColumns = Partial<Omit<ContactRow, 'id' | 'owner_id' | 'created_at' | 'updated_at'>>;
 
+// Spelled out (a Record, so that the compiler notices a column missing here) rather than `*`:
+// prepared statements must keep their result columns when a migration adds one.
+const WRITABLE: Record<keyof ContactColumns, true> = {
+  name: true,
+  email: true,
+  company_name: true,
+  personal_number: true,
+  work_number: true,
+  website: true,
+  street: true,
+  city: true,
+  state: true,
+  zipcode: true,
+  country: true,
+  business_category_id: true,
+  group_id: true,
+  referrer_id: true,
+  join_date: true,
+};
+const WRITABLE_COLUMNS = Object.keys(WRITABLE) as Array<keyof ContactColumns>;
+const CONTACT_COLUMNS: Array<keyof ContactRow> = ['id', 'owner_id', ...WRITABLE_COLUMNS, 'created_at', 'updated_at'];
+
 /** A contact as the API shows it: the row plus the names joined in and whether it has an image. */
 export interface ContactRecord extends ContactRow {
   business_category_name: string | null;
@@ -43,7 +66,7 @@ function recordQuery(db: Queryable) {
     .leftJoin('members as r', 'r.id', 'c.referrer_id')
     .leftJoin('contact_images as ci', 'ci.contact_id', 'c.id')
     .select<ContactRecord[]>(
-      'c.*',
+      ...CONTACT_COLUMNS.map((column) => `c.${column}`),
       'bc.name as business_category_name',
       'r.name as referrer_name',
       'ci.sha256 as image_sha256',
@@ -55,7 +78,9 @@ export async function findContactRecord(
   ownerId: number,
   id: number,
 ): Promise<ContactRecord | undefined> {
-  const [record] = await recordQuery(db).where({ 'c.owner_id': ownerId, 'c.id': id });
+  const [record] = await recordQuery(db)
+    .where({ 'c.owner_id': ownerId, 'c.id': id })
+    .options(preparedAs('contacts.find-record'));
   return record;
 }
 
@@ -100,7 +125,16 @@ export async function listContactRecords(db: Queryable, filter: ContactListFilte
       where.whereILike('c.name', pattern).orWhereILike('c.email', pattern).orWhereILike('c.company_name', pattern),
     );
   }
-  return query.orderBy(['c.owner_id', 'c.id']).limit(filter.limit + 1);
+  // One statement name per combination of filters: each has a fixed SQL text.
+  const variant = [
+    filter.groupId !== undefined ? 'group' : '',
+    filter.updatedSince !== undefined ? 'since' : '',
+    filter.search ? 'search' : '',
+  ].join(':');
+  return query
+    .orderBy(['c.owner_id', 'c.id'])
+    .limit(filter.limit + 1)
+    .options(preparedAs(`contacts.list-records:${variant}`));
 }
 
 /**
@@ -143,22 +177,21 @@ export async function insertContactRecord(
   ownerId: number,
   columns: ContactColumns & { name: string },
 ): Promise<ContactRecord> {
+  // Every writable column, absent ones as null, so that the statement text never varies.
+  const row: Record<string, unknown> = { owner_id: ownerId };
+  for (const column of WRITABLE_COLUMNS) row[column] = columns[column] ?? null;
   const [record] = await db
-    .with(
-      'c',
-      db('contacts')
-        .insert({ ...columns, owner_id: ownerId })
-        .returning('*'),
-    )
+    .with('c', db('contacts').insert(row).returning(CONTACT_COLUMNS))
     .from('c')
     .leftJoin('business_categories as bc', 'bc.id', 'c.business_category_id')
     .leftJoin('members as r', 'r.id', 'c.referrer_id')
     .select<ContactRecord[]>(
-      'c.*',
+      ...CONTACT_COLUMNS.map((column) => `c.${column}`),
       'bc.name as business_category_name',
       'r.name as referrer_name',
       db.raw('null as image_sha256'),
-    );
+    )
+    .options(preparedAs('contacts.insert-record'));
   return record!;
 }
 

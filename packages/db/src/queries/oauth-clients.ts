@@ -1,4 +1,5 @@
 import type { Database } from '../connection';
+import { preparedAs } from '../prepared';
 
 export interface OAuthClientRow {
   client_id: string;
@@ -11,6 +12,17 @@ export interface OAuthClientRow {
   updated_at: Date;
 }
 
+const CLIENT_COLUMNS: Array<keyof OAuthClientRow> = [
+  'client_id',
+  'owner_id',
+  'name',
+  'secret_hash',
+  'redirect_uris',
+  'is_public',
+  'created_at',
+  'updated_at',
+];
+
 export async function insertOAuthClient(
   db: Database,
   client: Pick<OAuthClientRow, 'client_id' | 'owner_id' | 'name' | 'secret_hash' | 'redirect_uris' | 'is_public'>,
@@ -22,7 +34,11 @@ export async function insertOAuthClient(
 export async function findOAuthClient(db: Database, clientId: string): Promise<OAuthClientRow | undefined> {
   // PostgreSQL text cannot hold NUL (it refuses the query): no client has such an id.
   if (clientId.includes('\u0000')) return undefined;
-  return db<OAuthClientRow>('oauth_clients').where({ client_id: clientId }).first();
+  // Every token request and introspection looks its client up: a prepared statement.
+  return db('oauth_clients')
+    .where({ client_id: clientId })
+    .first<OAuthClientRow | undefined>(CLIENT_COLUMNS)
+    .options(preparedAs('oauth_clients.find'));
 }
 
 /** The client, only when this member registered it. */

@@ -1,4 +1,5 @@
-:root {
+/** The sign-in, consent and settings pages' one stylesheet, served at /assets/auth.css. */
+export const STYLESHEET = `:root {
   color-scheme: light;
   --ink: #1b1f24;
   --muted: #57606a;
@@ -193,3 +194,4 @@ legend {
 .inline {
   display: inline;
 }
+`;
