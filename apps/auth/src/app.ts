@@ -12,6 +12,7 @@ import { recordPersonalTokenUse } from './http/introspection-usage';
 import { securityHeaders } from './http/security-headers';
 import { tokenJsonBody } from './http/token-json-body';
 import { tokenRateLimit } from './http/token-rate-limit';
+import { tokenTransaction } from './http/token-transaction';
 import { unknownMethods } from './http/unknown-methods';
 import { auditTrail } from './lib/audit';
 import { type PersonalTokens, personalTokens } from './lib/personal-tokens';
@@ -82,6 +83,7 @@ export async function createAuthServer({
     app.use(router.routes());
     app.use(router.allowedMethods());
   }
+  app.use(tokenTransaction());
   app.use(mount(provider));
 
   return { app, provider, personalTokens: tokens, close: async () => {} };

@@ -1,6 +1,7 @@
 import type { Database } from './connection';
 import { preparedAs } from './prepared';
 import { notifyTokenRevocations } from './queries/token-revocations';
+import { requestTransaction } from './request-transaction';
 import { tokenHash } from './token-hash';
 
 /**
@@ -60,8 +61,15 @@ export interface OidcAdapter {
   revokeByGrantId(grantId: string): Promise<void>;
 }
 
-export function createOidcAdapterClass(db: Database, options: OidcAdapterOptions): new (model: string) => OidcAdapter {
+export function createOidcAdapterClass(
+  pool: Database,
+  options: OidcAdapterOptions,
+): new (
+  model: string,
+) => OidcAdapter {
   const grace = options.refreshTokenReuseGrace ?? 0;
+  // Inside a token request every statement joins that request's transaction.
+  const q = () => requestTransaction(pool);
   return class PostgresOidcAdapter implements OidcAdapter {
     constructor(private readonly model: string) {}
 
@@ -71,7 +79,7 @@ export function createOidcAdapterClass(db: Database, options: OidcAdapterOptions
       const stored = this.model === 'Grant' ? payload : withoutId;
       // The clock is the process's (Date.now), as oidc-provider's own expiry checks are.
       const expiresAt = expiresIn ? new Date(Date.now() + expiresIn * 1000) : null;
-      await db('oidc_models')
+      await (await q())('oidc_models')
         .insert({
           model: this.model,
           id_hash: tokenHash(id),
@@ -89,11 +97,11 @@ export function createOidcAdapterClass(db: Database, options: OidcAdapterOptions
 
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (this.model === 'Client') return options.findClient(id);
-      const row = await db('oidc_models')
+      const row = await (await q())('oidc_models')
         .where({ model: this.model, id_hash: tokenHash(id) })
         .first<(StoredRow & { in_grace?: boolean }) | undefined>(
           this.graced
-            ? [...STORED_COLUMNS, db.raw('consumed_at > now() - make_interval(secs => ?) as in_grace', [grace])]
+            ? [...STORED_COLUMNS, pool.raw('consumed_at > now() - make_interval(secs => ?) as in_grace', [grace])]
             : STORED_COLUMNS,
         )
         .options(preparedAs(this.graced ? 'oidc_models.find-graced' : 'oidc_models.find'));
@@ -107,7 +115,7 @@ export function createOidcAdapterClass(db: Database, options: OidcAdapterOptions
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-      const row = await db('oidc_models')
+      const row = await (await q())('oidc_models')
         .where({ model: this.model, uid })
         .first<StoredRow | undefined>(STORED_COLUMNS)
         .options(preparedAs('oidc_models.find-by-uid'));
@@ -122,15 +130,15 @@ export function createOidcAdapterClass(db: Database, options: OidcAdapterOptions
       // Atomic: of two requests racing with one code or refresh token, exactly one updates the row.
       // Within the refresh-token grace period a second use is accepted; the first use's time is kept.
       const updated = this.graced
-        ? await db('oidc_models')
+        ? await (await q())('oidc_models')
             .where({ model: this.model, id_hash: tokenHash(id) })
             .andWhereRaw('(consumed_at is null or consumed_at > now() - make_interval(secs => ?))', [grace])
-            .update({ consumed_at: db.raw('coalesce(consumed_at, now())') })
+            .update({ consumed_at: pool.raw('coalesce(consumed_at, now())') })
             .options(preparedAs('oidc_models.consume-graced'))
-        : await db('oidc_models')
+        : await (await q())('oidc_models')
             .where({ model: this.model, id_hash: tokenHash(id) })
             .whereNull('consumed_at')
-            .update({ consumed_at: db.fn.now() })
+            .update({ consumed_at: pool.fn.now() })
             .options(preparedAs('oidc_models.consume'));
       if (updated === 0) throw options.consumedTwiceError(this.model);
     }
@@ -144,7 +152,7 @@ export function createOidcAdapterClass(db: Database, options: OidcAdapterOptions
     }
 
     private async deleteAndAnnounce(where: Partial<OidcModelRow>): Promise<void> {
-      await db.transaction(async (trx) => {
+      await (await q()).transaction(async (trx) => {
         const deleted: Array<{ id_hash: string }> = await trx('oidc_models').where(where).delete().returning('id_hash');
         if (ANNOUNCED_MODELS.has(this.model)) {
           await notifyTokenRevocations(

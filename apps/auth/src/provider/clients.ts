@@ -1,4 +1,4 @@
-import { type AdapterPayload, type Database, findOAuthClient } from '@contacts/db';
+import { type AdapterPayload, type Database, findOAuthClient, requestTransactionIfBegun } from '@contacts/db';
 import type { AuthConfig } from '../config';
 import { hashClientSecret } from '../lib/client-secrets';
 
@@ -33,7 +33,8 @@ export function clientMetadataSource(db: Database, config: AuthConfig) {
   return async function findClient(clientId: string): Promise<AdapterPayload | undefined> {
     if (clientId === introspectionClient.client_id) return introspectionClient;
     if (clientId === PERSONAL_ACCESS_CLIENT_ID) return personalAccessClient;
-    const row = await findOAuthClient(db, clientId);
+    // Within a token request, on that request's transaction (and connection): see token-transaction.ts.
+    const row = await findOAuthClient(await requestTransactionIfBegun(db), clientId);
     if (!row) return undefined;
     return {
       client_id: row.client_id,

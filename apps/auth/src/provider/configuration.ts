@@ -1,5 +1,5 @@
 import type { Logger } from '@contacts/config';
-import { createOidcAdapterClass, type Database, findMemberById } from '@contacts/db';
+import { createOidcAdapterClass, type Database, findMemberById, requestTransactionIfBegun } from '@contacts/db';
 import { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { AuthConfig } from '../config';
 import { clientMetadataSource } from './clients';
@@ -50,7 +50,9 @@ export function providerConfiguration({ db, config }: ProviderDependencies): Con
     pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' },
     async findAccount(_ctx, id) {
       const memberId = Number(id);
-      const member = Number.isSafeInteger(memberId) ? await findMemberById(db, memberId) : undefined;
+      const member = Number.isSafeInteger(memberId)
+        ? await findMemberById(await requestTransactionIfBegun(db), memberId)
+        : undefined;
       if (!member) return undefined;
       return { accountId: String(member.id), claims: async () => ({ sub: String(member.id) }) };
     },

@@ -1,4 +1,5 @@
 import type { Database } from '../connection';
+import { preparedAs } from '../prepared';
 
 export interface MemberRow {
   id: number;
@@ -19,8 +20,14 @@ export async function insertMember(
   return row as PublicMember;
 }
 
+const MEMBER_COLUMNS: Array<keyof MemberRow> = ['id', 'email', 'name', 'password_hash', 'created_at', 'updated_at'];
+
+/** Every token request looks its member up (oidc-provider's findAccount): a prepared statement. */
 export async function findMemberById(db: Database, id: number): Promise<MemberRow | undefined> {
-  return db<MemberRow>('members').where({ id }).first();
+  return db('members')
+    .where({ id })
+    .first<MemberRow | undefined>(MEMBER_COLUMNS)
+    .options(preparedAs('members.find-by-id'));
 }
 
 /** E-mail addresses compare case-insensitively, as the unique index does. */
