@@ -9,10 +9,10 @@ import { csrfSeed } from './http/csrf';
 import { databaseOutage } from './http/database-outage';
 import { discoveryScopes } from './http/discovery-scopes';
 import { recordPersonalTokenUse } from './http/introspection-usage';
+import { providerRequestScope } from './http/provider-request-scope';
 import { securityHeaders } from './http/security-headers';
 import { tokenJsonBody } from './http/token-json-body';
 import { tokenRateLimit } from './http/token-rate-limit';
-import { tokenTransaction } from './http/token-transaction';
 import { unknownMethods } from './http/unknown-methods';
 import { auditTrail } from './lib/audit';
 import { type PersonalTokens, personalTokens } from './lib/personal-tokens';
@@ -83,7 +83,7 @@ export async function createAuthServer({
     app.use(router.routes());
     app.use(router.allowedMethods());
   }
-  app.use(tokenTransaction());
+  app.use(providerRequestScope());
   app.use(mount(provider));
 
   return { app, provider, personalTokens: tokens, close: async () => {} };

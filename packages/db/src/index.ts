@@ -18,7 +18,7 @@ export * from './queries/personal-access-tokens';
 export * from './queries/token-revocations';
 export * from './rate-limiter';
 export * from './readiness';
-export * from './request-transaction';
+export * from './request-scope';
 export * from './service-database';
 export * from './token-hash';
 export * from './unavailable';

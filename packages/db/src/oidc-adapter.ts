@@ -1,7 +1,7 @@
 import type { Database } from './connection';
 import { preparedAs } from './prepared';
 import { notifyTokenRevocations } from './queries/token-revocations';
-import { requestTransaction } from './request-transaction';
+import { forgetGrant, rememberGrant, requestTransaction, takeRememberedGrant } from './request-scope';
 import { tokenHash } from './token-hash';
 
 /**
@@ -47,6 +47,10 @@ export interface OidcAdapterOptions {
 /** What find() needs of a row; listed rather than `*` because the lookups are prepared statements. */
 const STORED_COLUMNS = ['payload', 'consumed_at'];
 type StoredRow = Pick<OidcModelRow, 'payload' | 'consumed_at'>;
+type FoundRow = StoredRow & { grant_payload?: AdapterPayload | null; in_grace?: boolean };
+
+/** Models whose rows name a grant that oidc-provider loads right after the token. */
+const GRANT_BEARING_MODELS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode']);
 
 /** Models whose values are bearer credentials the contacts API may have cached. */
 const ANNOUNCED_MODELS = new Set(['AccessToken']);
@@ -79,12 +83,14 @@ export function createOidcAdapterClass(
       const stored = this.model === 'Grant' ? payload : withoutId;
       // The clock is the process's (Date.now), as oidc-provider's own expiry checks are.
       const expiresAt = expiresIn ? new Date(Date.now() + expiresIn * 1000) : null;
+      if (this.model === 'Grant') forgetGrant(id);
       await (await q())('oidc_models')
         .insert({
           model: this.model,
           id_hash: tokenHash(id),
           payload: JSON.stringify(stored),
-          grant_id: payload.grantId ?? null,
+          // A Grant row carries its own id here, so that a token's lookup can join its grant.
+          grant_id: payload.grantId ?? (this.model === 'Grant' ? id : null),
           uid: payload.uid ?? null,
           account_id: payload.accountId ?? null,
           client_id: payload.clientId ?? null,
@@ -97,15 +103,29 @@ export function createOidcAdapterClass(
 
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (this.model === 'Client') return options.findClient(id);
-      const row = await (await q())('oidc_models')
-        .where({ model: this.model, id_hash: tokenHash(id) })
-        .first<(StoredRow & { in_grace?: boolean }) | undefined>(
-          this.graced
-            ? [...STORED_COLUMNS, pool.raw('consumed_at > now() - make_interval(secs => ?) as in_grace', [grace])]
-            : STORED_COLUMNS,
-        )
-        .options(preparedAs(this.graced ? 'oidc_models.find-graced' : 'oidc_models.find'));
+      if (this.model === 'Grant') {
+        const remembered = takeRememberedGrant(id);
+        if (remembered) return withRestoredId({ payload: remembered, consumed_at: null }, id);
+      }
+      // A token's grant comes along (oidc-provider asks for it next): one round trip, not two.
+      const withGrant = GRANT_BEARING_MODELS.has(this.model);
+      const query = (await q())('oidc_models as t').where({ 't.model': this.model, 't.id_hash': tokenHash(id) });
+      if (withGrant) {
+        query.leftJoin('oidc_models as g', (join) =>
+          join.on('g.grant_id', '=', 't.grant_id').andOnVal('g.model', 'Grant'),
+        );
+      }
+      const row = await query
+        .first<FoundRow | undefined>([
+          't.payload',
+          't.consumed_at',
+          ...(withGrant ? ['g.payload as grant_payload'] : []),
+          ...(this.graced ? [pool.raw('t.consumed_at > now() - make_interval(secs => ?) as in_grace', [grace])] : []),
+        ])
+        .options(preparedAs(`oidc_models.find${withGrant ? ':with-grant' : ''}${this.graced ? ':graced' : ''}`));
       if (!row) return undefined;
+      const grantId = row.payload.grantId;
+      if (row.grant_payload && typeof grantId === 'string') rememberGrant(grantId, row.grant_payload);
       // A refresh token used within the grace period still looks unused to oidc-provider.
       return withRestoredId(row.in_grace ? { ...row, consumed_at: null } : row, id);
     }
@@ -144,6 +164,7 @@ export function createOidcAdapterClass(
     }
 
     async destroy(id: string): Promise<void> {
+      if (this.model === 'Grant') forgetGrant(id);
       await this.deleteAndAnnounce({ model: this.model, id_hash: tokenHash(id) });
     }
 
