@@ -21,7 +21,8 @@ import { formatMb, formatMs, markdownTable, percentile, type Row } from './lib/t
 /**
  * `pnpm bench [--quick] [--only 1,4] [--cpu-prof api|auth|auth-memory|bare]`: the scenarios of
  * issue 7 against real services in processes of their own, every figure a ratio against a
- * baseline measured in the same run. Writes bench/results/latest.md and a timestamped copy.
+ * baseline measured in the same run. Writes a timestamped copy to bench/results/, and, for a
+ * complete run (no --quick, --only or --cpu-prof), bench/results/latest.md.
  */
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -629,7 +630,12 @@ process.stdout.write(`\n${table}\n\n`);
 for (const note of notes) process.stdout.write(`note: ${note}\n`);
 await mkdir(resultsDir, { recursive: true });
 const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
-await writeFile(path.join(resultsDir, 'latest.md'), report);
-await writeFile(path.join(resultsDir, `${stamp}${quick ? '-quick' : ''}.md`), report);
-log(`written to bench/results/latest.md (${elapsed.toFixed(0)} s)`);
+// Only a complete, unprofiled run replaces the committed table; partial runs keep a dated copy.
+const complete = !quick && !only && !profiled;
+const dated = path.join(resultsDir, `${stamp}${quick ? '-quick' : ''}${only ? `-only-${only.join('-')}` : ''}.md`);
+await writeFile(dated, report);
+if (complete) await writeFile(path.join(resultsDir, 'latest.md'), report);
+log(
+  `written to ${path.relative(REPOSITORY, complete ? path.join(resultsDir, 'latest.md') : dated)} (${elapsed.toFixed(0)} s)`,
+);
 process.exit(0);
