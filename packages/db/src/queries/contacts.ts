@@ -73,15 +73,33 @@ function recordQuery(db: Queryable) {
     );
 }
 
+// The two statements every read and every create of one contact runs, written out rather than
+// built with knex: compiling the query builder cost about an eighth of the API's CPU per create.
+const RECORD_JOINS = `left join business_categories as bc on bc.id = c.business_category_id
+  left join members as r on r.id = c.referrer_id`;
+const ROW_COLUMNS = CONTACT_COLUMNS.map((column) => `c.${column}`).join(', ');
+const FIND_RECORD_SQL = `select ${ROW_COLUMNS}, bc.name as business_category_name, r.name as referrer_name,
+  ci.sha256 as image_sha256
+  from contacts as c ${RECORD_JOINS}
+  left join contact_images as ci on ci.contact_id = c.id
+  where c.owner_id = ? and c.id = ?`;
+const INSERT_RECORD_SQL = `with c as (
+    insert into contacts (owner_id, ${WRITABLE_COLUMNS.join(', ')})
+    values (?, ${WRITABLE_COLUMNS.map(() => '?').join(', ')})
+    returning ${CONTACT_COLUMNS.join(', ')}
+  )
+  select ${ROW_COLUMNS}, bc.name as business_category_name, r.name as referrer_name, null as image_sha256
+  from c ${RECORD_JOINS}`;
+
 export async function findContactRecord(
   db: Queryable,
   ownerId: number,
   id: number,
 ): Promise<ContactRecord | undefined> {
-  const [record] = await recordQuery(db)
-    .where({ 'c.owner_id': ownerId, 'c.id': id })
+  const { rows } = await db
+    .raw<{ rows: ContactRecord[] }>(FIND_RECORD_SQL, [ownerId, id])
     .options(preparedAs('contacts.find-record'));
-  return record;
+  return rows[0];
 }
 
 /** Locks the caller's contact row until the transaction ends, so that concurrent updates serialise. */
@@ -167,7 +185,6 @@ export async function insertContact(
   return row!.id;
 }
 
-/** Updates the given columns (and updated_at, always: an image change is a change too). */
 /**
  * Inserts a contact and reads it back as a record, in one statement (a data-modifying CTE): one
  * round trip, atomic on its own. A new contact has no image yet.
@@ -177,24 +194,15 @@ export async function insertContactRecord(
   ownerId: number,
   columns: ContactColumns & { name: string },
 ): Promise<ContactRecord> {
-  // Every writable column, absent ones as null, so that the statement text never varies.
-  const row: Record<string, unknown> = { owner_id: ownerId };
-  for (const column of WRITABLE_COLUMNS) row[column] = columns[column] ?? null;
-  const [record] = await db
-    .with('c', db('contacts').insert(row).returning(CONTACT_COLUMNS))
-    .from('c')
-    .leftJoin('business_categories as bc', 'bc.id', 'c.business_category_id')
-    .leftJoin('members as r', 'r.id', 'c.referrer_id')
-    .select<ContactRecord[]>(
-      ...CONTACT_COLUMNS.map((column) => `c.${column}`),
-      'bc.name as business_category_name',
-      'r.name as referrer_name',
-      db.raw('null as image_sha256'),
-    )
+  // Every writable column, absent ones as null: the statement text never varies.
+  const values = [ownerId, ...WRITABLE_COLUMNS.map((column) => columns[column] ?? null)];
+  const { rows } = await db
+    .raw<{ rows: ContactRecord[] }>(INSERT_RECORD_SQL, values)
     .options(preparedAs('contacts.insert-record'));
-  return record!;
+  return rows[0]!;
 }
 
+/** Updates the given columns (and updated_at, always: an image change is a change too). */
 export async function updateContact(
   db: Queryable,
   ownerId: number,
