@@ -36,9 +36,11 @@ export async function withRequestScope<T>(work: () => Promise<T>, keep?: () => b
     throw error;
   }
   if (scope.transaction) {
-    const trx = await scope.transaction;
-    if (keep?.()) await trx.commit();
-    else await trx.rollback();
+    // A transaction that could not begin failed every statement waiting for it: the answer
+    // already reports that failure, and there is nothing to commit or roll back.
+    const trx = await scope.transaction.catch(() => undefined);
+    if (trx && keep?.()) await trx.commit();
+    else if (trx) await trx.rollback();
   }
   return result;
 }
