@@ -49,17 +49,22 @@ async function aGrantWithRefreshToken() {
   return { grantId, refreshId };
 }
 
+/** A refresh's writes, in a token request whose answer is kept (2xx/4xx) or not (5xx). */
+async function rotate(grantId: string, refreshId: string, next: string, kept: boolean) {
+  await withRequestScope(
+    async () => {
+      await adapterFor('RefreshToken').consume(refreshId);
+      await adapterFor('RefreshToken').upsert(next, { jti: next, grantId }, 3600);
+    },
+    () => kept,
+  );
+}
+
 describe('the oidc adapter in a token request', () => {
   it('keeps a rotation (consume + new tokens) when the request keeps it', async () => {
     const { grantId, refreshId } = await aGrantWithRefreshToken();
     const next = anId('refresh');
-    await withRequestScope(
-      async () => {
-        await adapterFor('RefreshToken').consume(refreshId);
-        await adapterFor('RefreshToken').upsert(next, { jti: next, grantId }, 3600);
-      },
-      () => true,
-    );
+    await rotate(grantId, refreshId, next, true);
     expect((await stored('RefreshToken', refreshId))?.consumed_at).toBeInstanceOf(Date);
     expect(await stored('RefreshToken', next)).toBeDefined();
   });
@@ -67,13 +72,7 @@ describe('the oidc adapter in a token request', () => {
   it('stores nothing of a rotation the request does not keep (a 5xx), or that throws half-way', async () => {
     const { grantId, refreshId } = await aGrantWithRefreshToken();
     const next = anId('refresh');
-    await withRequestScope(
-      async () => {
-        await adapterFor('RefreshToken').consume(refreshId);
-        await adapterFor('RefreshToken').upsert(next, { jti: next, grantId }, 3600);
-      },
-      () => false,
-    );
+    await rotate(grantId, refreshId, next, false);
     expect((await stored('RefreshToken', refreshId))?.consumed_at).toBeNull();
     expect(await stored('RefreshToken', next)).toBeUndefined();
 
