@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startScriptOf } from '@contacts/config/testing/start-script';
 
 export const REPOSITORY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const BENCH = path.join(REPOSITORY, 'bench');
@@ -35,18 +36,12 @@ export interface ServiceOptions {
 }
 
 /**
- * How production runs an app: its package.json `start` script (its Dockerfile's CMD), as the
- * bundle path relative to the repository and the node flags before it. The bench's own runners
- * (the auth server with a mint endpoint, the bare baseline) run with the same flags.
+ * How production runs an app (its start script, its image's CMD): the bundle, relative to the
+ * repository, and the node flags. The bench's own runners run with the same flags.
  */
 export function productionEntry(app: 'auth' | 'contacts-api'): { script: string; nodeFlags: string[] } {
-  const manifest = JSON.parse(readFileSync(path.join(REPOSITORY, 'apps', app, 'package.json'), 'utf8')) as {
-    scripts: { start: string };
-  };
-  const [command, ...words] = manifest.scripts.start.split(' ');
-  const script = words.at(-1);
-  if (command !== 'node' || !script?.endsWith('.js')) throw new Error(`apps/${app}: unexpected start script`);
-  return { script: path.join('apps', app, script), nodeFlags: words.slice(0, -1) };
+  const { nodeFlags, bundle } = startScriptOf(path.join(REPOSITORY, 'apps', app));
+  return { script: path.relative(REPOSITORY, bundle), nodeFlags };
 }
 
 export async function freePort(): Promise<number> {

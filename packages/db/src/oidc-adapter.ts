@@ -169,6 +169,7 @@ export function createOidcAdapterClass(
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
+      forgetGrant(grantId);
       await this.deleteAndAnnounce({ model: this.model, grant_id: grantId });
     }
 

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startScriptOf } from '@contacts/config/testing/start-script';
 
 export const REPO_ROOT = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../..');
 
@@ -27,19 +27,6 @@ export interface Replica {
   signal(signal: NodeJS.Signals): void;
 }
 
-/** The words of the app's `start` script; fails clearly when its bundle has not been built. */
-function startCommand(service: Service): string[] {
-  const dir = path.join(REPO_ROOT, 'apps', service);
-  const { scripts } = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
-    scripts: { start: string };
-  };
-  const words = scripts.start.split(' ');
-  const bundle = words.find((word) => word.endsWith('.js'));
-  if (!bundle || !existsSync(path.join(dir, bundle)))
-    throw new Error(`apps/${service}/${bundle} is missing: run \`pnpm build\` first`);
-  return words;
-}
-
 export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -49,9 +36,8 @@ export async function freePort(): Promise<number> {
 }
 
 export function startReplica(name: string, service: Service, port: number, env: NodeJS.ProcessEnv): Replica {
-  const [command, ...args] = startCommand(service);
-  if (command !== 'node') throw new Error(`apps/${service}: the start script should run node, not ${command}`);
-  const child = spawn(process.execPath, args, {
+  const { nodeFlags, bundle } = startScriptOf(path.join(REPO_ROOT, 'apps', service));
+  const child = spawn(process.execPath, [...nodeFlags, bundle], {
     cwd: path.join(REPO_ROOT, 'apps', service),
     env: { ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
