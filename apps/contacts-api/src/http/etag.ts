@@ -2,7 +2,12 @@ import { createHash } from 'node:crypto';
 
 /** A strong ETag for a representation: a hash of exactly what is sent. */
 export function etagOf(representation: unknown): string {
-  return `"${createHash('sha256').update(JSON.stringify(representation)).digest('base64url').slice(0, 32)}"`;
+  return etagOfJson(JSON.stringify(representation));
+}
+
+/** The same, for a representation already serialised (so that it is serialised only once). */
+export function etagOfJson(json: string): string {
+  return `"${createHash('sha256').update(json).digest('base64url').slice(0, 32)}"`;
 }
 
 /** RFC 9110 §13.1.1 If-Match: "*" or a list of entity tags compared strongly. */

@@ -17,7 +17,7 @@ import { createContact, deleteContacts, getContact, listContacts, updateContactF
 import { parseBody } from '../../http/body';
 import { readContactInput } from '../../http/contact-input';
 import { validationFailed } from '../../http/errors';
-import { etagOf, ifMatchSatisfied } from '../../http/etag';
+import { etagOf, etagOfJson, ifMatchSatisfied } from '../../http/etag';
 import { bodyOf, callerOf, pathId, type RouteDependencies } from '../context';
 
 /** /v4/contacts: list, create, read, partial update, bulk delete. */
@@ -25,10 +25,13 @@ export function contactRoutes({ db, publicUrl, read, write }: RouteDependencies)
   const router = new Router();
   const serialize = (record: ContactRecord) => toContactV4(record, { publicUrl });
   const sendOne = (ctx: Context, status: number, contact: ContactV4) => {
+    // Serialised once, for both the ETag and the body.
+    const json = JSON.stringify(contact);
     ctx.status = status;
-    ctx.set('ETag', etagOf(contact));
+    ctx.set('ETag', etagOfJson(json));
     ctx.set('Cache-Control', 'private, no-cache');
-    ctx.body = { data: contact };
+    ctx.type = 'application/json';
+    ctx.body = `{"data":${json}}`;
   };
 
   router.get('/v4/contacts', read, async (ctx) => {
