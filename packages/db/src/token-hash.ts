@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * The one-way name of a token (or any bearer secret): base64url SHA-256. Tokens are 256-bit
@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
  * the auth server stores and announces revoked tokens by it, the contacts API caches by it.
  */
 export function tokenHash(value: string): string {
-  return createHash('sha256').update(value).digest('base64url');
+  return hash('sha256', value, 'base64url');
 }
 
 /** The PostgreSQL NOTIFY channel on which the auth server announces revoked tokens. */

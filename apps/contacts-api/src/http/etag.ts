@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** A strong ETag for a representation: a hash of exactly what is sent. */
 export function etagOf(representation: unknown): string {
@@ -7,7 +7,7 @@ export function etagOf(representation: unknown): string {
 
 /** The same, for a representation already serialised (so that it is serialised only once). */
 export function etagOfJson(json: string): string {
-  return `"${createHash('sha256').update(json).digest('base64url').slice(0, 32)}"`;
+  return `"${hash('sha256', json, 'base64url').slice(0, 32)}"`;
 }
 
 /** RFC 9110 §13.1.1 If-Match: "*" or a list of entity tags compared strongly. */
