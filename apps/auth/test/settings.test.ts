@@ -167,6 +167,16 @@ describe('developer settings in the browser', () => {
     expect(await server.database.db('personal_access_tokens').where({ name: 'forged' }).first()).toBeUndefined();
   });
 
+  it('answers a form naming an id beyond any of ours (PostgreSQL integer) as no such item, not a server error', async () => {
+    await page.goto(`${server.baseUrl}/settings/tokens`);
+    const csrf = await page.locator('input[name="csrf"]').first().getAttribute('value');
+    for (const path of ['/settings/tokens/2147483648/revoke', '/settings/tokens/9007199254740991/revoke']) {
+      const response = await page.request.post(`${server.baseUrl}${path}`, { form: { csrf: csrf ?? '' } });
+      expect(response.status(), path).toBeLessThan(500);
+      expect(await response.text()).toContain('No such token.');
+    }
+  });
+
   it('serves its pages with a strict CSP that forbids framing', async () => {
     const response = await fetch(`${server.baseUrl}/login`);
     expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");

@@ -19,6 +19,7 @@ export * from './queries/token-revocations';
 export * from './rate-limiter';
 export * from './readiness';
 export * from './request-scope';
+export * from './row-id';
 export * from './service-database';
 export * from './token-hash';
 export * from './unavailable';

@@ -20,7 +20,10 @@ export function decodeCursor(value: string): ListCursor | undefined {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
     const id = (parsed as { a?: unknown } | null)?.a;
-    return typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 ? { after_id: id } : undefined;
+    // Ids are PostgreSQL integers (MAX_ROW_ID in @contacts/db): a larger one is no cursor of ours.
+    return typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 && id <= 2_147_483_647
+      ? { after_id: id }
+      : undefined;
   } catch {
     return undefined;
   }

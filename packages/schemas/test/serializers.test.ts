@@ -69,6 +69,8 @@ describe('list query', () => {
     expect(decodeCursor(encodeCursor({ after_id: 42 }))).toEqual({ after_id: 42 });
     expect(decodeCursor('garbage')).toBeUndefined();
     expect(decodeCursor(Buffer.from('{"a":-1}').toString('base64url'))).toBeUndefined();
+    expect(decodeCursor(Buffer.from('{"a":2147483647}').toString('base64url'))).toEqual({ after_id: 2147483647 });
+    expect(decodeCursor(Buffer.from('{"a":2147483648}').toString('base64url'))).toBeUndefined();
   });
 
   it('reads limits, dates and ids from strings', () => {

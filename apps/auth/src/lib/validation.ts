@@ -1,3 +1,4 @@
+import { isRowId, MAX_ROW_ID } from '@contacts/db';
 /** A problem with what a member or operator entered, with a message meant for them. */
 export class InputError extends Error {
   constructor(
@@ -34,6 +35,6 @@ export function requirePassword(value: unknown, field = 'password'): string {
 export function requirePositiveInteger(value: unknown, field: string, label: string): number {
   const number =
     typeof value === 'number' ? value : typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(number) || number < 1) throw new InputError(`${label} must be a positive integer.`, field);
+  if (!isRowId(number)) throw new InputError(`${label} must be a positive integer of at most ${MAX_ROW_ID}.`, field);
   return number;
 }

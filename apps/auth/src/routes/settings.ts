@@ -1,4 +1,4 @@
-import { listAuditEventsOf, type PublicMember } from '@contacts/db';
+import { isRowId, listAuditEventsOf, type PublicMember } from '@contacts/db';
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { CsrfState } from '../http/csrf';
@@ -118,7 +118,7 @@ export function settingsRoutes(services: AuthServices): Router {
   router.post('/tokens/:id/revoke', formBody, (ctx) =>
     attempt(ctx, tokenList(ctx), async () => {
       const id = Number(ctx.params.id);
-      if (!Number.isSafeInteger(id)) throw new InputError('No such token.', 'id');
+      if (!isRowId(id)) throw new InputError('No such token.', 'id');
       await tokens.revoke(memberId(ctx), id);
       await audit('personal_token.revoked', { memberId: memberId(ctx), ip: ctx.ip, details: { token_id: id } });
       return {};

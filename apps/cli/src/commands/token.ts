@@ -1,4 +1,4 @@
-import { findMemberById } from '@contacts/db';
+import { findMemberById, isRowId } from '@contacts/db';
 import { UsageError } from '../cli-context';
 import { withAuthServer } from './auth-server';
 import type { Command } from './index';
@@ -15,7 +15,7 @@ export const tokenCommands: Record<string, Command> = {
     required: ['member', 'name'],
     run: async (values, context) => {
       const memberId = Number(values.member);
-      if (!Number.isSafeInteger(memberId) || !(await findMemberById(context.db, memberId))) {
+      if (!isRowId(memberId) || !(await findMemberById(context.db, memberId))) {
         throw new UsageError(`no member has id ${String(values.member)}`);
       }
       return withAuthServer(context, async (auth) => {

@@ -1,4 +1,4 @@
-import type { Database } from '@contacts/db';
+import { type Database, isRowId } from '@contacts/db';
 import type { Context, Middleware } from 'koa';
 import type { Caller } from '../auth/middleware';
 import type { ParsedBody } from '../http/body';
@@ -25,6 +25,6 @@ export function bodyOf(ctx: Context): ParsedBody {
 export function pathId(ctx: Context, name = 'id'): number {
   const raw = (ctx.params as Record<string, string | undefined>)[name] ?? '';
   const id = /^\d{1,10}$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isSafeInteger(id) || id < 1 || id > 2_147_483_647) throw new ApiError(404, 'not_found', 'Not found.');
+  if (!isRowId(id)) throw new ApiError(404, 'not_found', 'Not found.');
   return id;
 }
