@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import {
   fuzzRuns,
+  fuzzSeed,
   HOSTILE_IDS,
   HOSTILE_STRINGS,
   type RawRequest,
@@ -383,7 +384,7 @@ describe(`fuzzing the authorization server (${RUNS} generated requests)`, () => 
         }
         expect(failures.slice(0, 5)).toEqual([]);
       }),
-      { numRuns: Math.ceil(RUNS / BATCH), endOnFailure: true },
+      { numRuns: Math.ceil(RUNS / BATCH), endOnFailure: true, ...fuzzSeed() },
     );
     if (result.failed) {
       throw new Error(

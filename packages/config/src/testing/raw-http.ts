@@ -71,6 +71,12 @@ export function fuzzRuns(defaultRuns: number): number {
   return Number.isSafeInteger(configured) && configured > 0 ? configured : defaultRuns;
 }
 
+/** FUZZ_SEED replays the generated requests of a failed run (the seed its message names). */
+export function fuzzSeed(): { seed: number } | Record<string, never> {
+  const seed = Number.parseInt(process.env.FUZZ_SEED ?? '', 10);
+  return Number.isSafeInteger(seed) ? { seed } : {};
+}
+
 /** Strings that have broken parsers, ORMs and template engines elsewhere. */
 export const HOSTILE_STRINGS = [
   "' OR '1'='1",
