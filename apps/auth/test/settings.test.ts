@@ -177,6 +177,20 @@ describe('developer settings in the browser', () => {
     }
   });
 
+  it('refuses names with a NUL character (PostgreSQL text cannot hold one) as bad input', async () => {
+    await page.goto(`${server.baseUrl}/settings/tokens`);
+    const csrf = (await page.locator('input[name="csrf"]').first().getAttribute('value')) ?? '';
+    for (const [path, form] of [
+      ['/settings/tokens', { csrf, name: 'night\u0000ly', scopes: 'contacts:read', days: '30' }],
+      ['/settings/applications', { csrf, name: 'App\u0000', redirect_uris: 'https://app.example/callback' }],
+    ] as const) {
+      const response = await page.request.post(`${server.baseUrl}${path}`, { form });
+      expect(response.status(), path).toBeGreaterThanOrEqual(400);
+      expect(response.status(), path).toBeLessThan(500);
+      expect(await response.text()).toContain('must not contain NUL characters');
+    }
+  });
+
   it('serves its pages with a strict CSP that forbids framing', async () => {
     const response = await fetch(`${server.baseUrl}/login`);
     expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");

@@ -19,6 +19,22 @@ beforeAll(async () => {
 afterAll(async () => stack?.close());
 
 describe('POST /v4/contacts', () => {
+  it('refuses text with a NUL character (PostgreSQL text cannot hold one) with 422, in a body or a search', async () => {
+    for (const json of [
+      { name: 'Gr\u0000ace' },
+      { name: 'Grace', city: '\u0000' },
+      { name: 'Grace', email: 'a\u0000@b.test' },
+    ]) {
+      const { status, body } = await ada.json<Failure>('/v4/contacts', { method: 'POST', json });
+      expect(status, JSON.stringify(json)).toBe(422);
+      expect(body.error.code).toBe('validation_failed');
+    }
+    for (const method of ['GET', 'HEAD']) {
+      const response = await ada.request('/v4/contacts?q=%00', { method });
+      expect(response.status, method).toBe(422);
+    }
+  });
+
   it('creates a contact from JSON, answering every v4 field with nulls for what was not sent', async () => {
     const { status, body, response } = await ada.json<One>('/v4/contacts', {
       method: 'POST',

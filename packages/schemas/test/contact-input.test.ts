@@ -75,3 +75,15 @@ describe('v4 contact input', () => {
     expect(validate(contactCreateV4, input).ok).toBe(false);
   });
 });
+
+describe('validate, whatever the schema', () => {
+  it('refuses strings holding NUL, field by field, next to the schema’s own messages', () => {
+    const result = validate(contactCreateV4, { name: 'Gr\u0000ace', city: ['x', 'y\u0000'], email: 'not an e-mail' });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.fields.name).toEqual(['The name must not contain NUL characters.']);
+    expect(result.fields.city?.at(-1)).toBe('The city must not contain NUL characters.');
+    expect(result.fields.email).toBeDefined();
+    expect(validate(contactCreateV4, { name: 'Grace' }).ok).toBe(true);
+  });
+});

@@ -22,6 +22,8 @@ export function requireText(value: unknown, field: string, label: string, max = 
   const text = typeof value === 'string' ? value.trim() : '';
   if (text === '') throw new InputError(`${label} is required.`, field);
   if (text.length > max) throw new InputError(`${label} must be at most ${max} characters.`, field);
+  // PostgreSQL text cannot hold NUL: refused here rather than failing the insert.
+  if (text.includes('\u0000')) throw new InputError(`${label} must not contain NUL characters.`, field);
   return text;
 }
 
