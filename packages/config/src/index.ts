@@ -3,6 +3,7 @@ export * from './health';
 export * from './logger';
 export * from './metrics';
 export * from './rate-limit';
+export * from './request-body';
 export * from './request-context';
 export * from './routing';
 export * from './secrets';

@@ -42,11 +42,8 @@ export async function migrateRollbackAll(db: Database): Promise<void> {
  * second lock row, after which every knex migration fails with "already locked".
  */
 export async function pendingMigrations(db: Database): Promise<string[]> {
-  const exists = await db.raw<{ rows: Array<{ table: string | null }> }>('select to_regclass(?) as "table"', [
-    MIGRATIONS_TABLE,
-  ]);
   const applied = new Set<string>();
-  if (exists.rows[0]?.table) {
+  if (await tableExists(db, MIGRATIONS_TABLE)) {
     const rows = (await db(MIGRATIONS_TABLE).select('name')) as Array<{ name: string }>;
     for (const row of rows) applied.add(row.name);
   }
@@ -59,14 +56,16 @@ export async function pendingMigrations(db: Database): Promise<string[]> {
  * so it is reset to the one unlocked row knex expects rather than blocking deployments forever.
  */
 async function resetKnexLock(db: Database): Promise<void> {
-  const exists = await db.raw<{ rows: Array<{ table: string | null }> }>('select to_regclass(?) as "table"', [
-    LOCK_TABLE,
-  ]);
-  if (!exists.rows[0]?.table) return;
+  if (!(await tableExists(db, LOCK_TABLE))) return;
   await db.transaction(async (trx) => {
     await trx.raw(`delete from ${LOCK_TABLE} where index <> (select min(index) from ${LOCK_TABLE})`);
     await trx(LOCK_TABLE).update({ is_locked: 0 });
   });
+}
+
+async function tableExists(db: Database, table: string): Promise<boolean> {
+  const { rows } = await db.raw<{ rows: Array<{ found: string | null }> }>('select to_regclass(?) as found', [table]);
+  return Boolean(rows[0]?.found);
 }
 
 async function withAdvisoryLock<T>(db: Database, work: () => Promise<T>): Promise<T> {

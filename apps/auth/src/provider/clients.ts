@@ -33,7 +33,7 @@ export function clientMetadataSource(db: Database, config: AuthConfig) {
   return async function findClient(clientId: string): Promise<AdapterPayload | undefined> {
     if (clientId === introspectionClient.client_id) return introspectionClient;
     if (clientId === PERSONAL_ACCESS_CLIENT_ID) return personalAccessClient;
-    // Within a token request, on that request's transaction (and connection): see token-transaction.ts.
+    // Within a token request, on that request's transaction (and connection): see provider-request-scope.ts.
     const row = await findOAuthClient(await requestTransactionIfBegun(db), clientId);
     if (!row) return undefined;
     return {

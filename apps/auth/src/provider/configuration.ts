@@ -1,5 +1,11 @@
 import type { Logger } from '@contacts/config';
-import { createOidcAdapterClass, type Database, findMemberById, requestTransactionIfBegun } from '@contacts/db';
+import {
+  createOidcAdapterClass,
+  type Database,
+  findMemberById,
+  isRowId,
+  requestTransactionIfBegun,
+} from '@contacts/db';
 import { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { AuthConfig } from '../config';
 import { clientMetadataSource } from './clients';
@@ -50,7 +56,7 @@ export function providerConfiguration({ db, config }: ProviderDependencies): Con
     pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' },
     async findAccount(_ctx, id) {
       const memberId = Number(id);
-      const member = Number.isSafeInteger(memberId)
+      const member = isRowId(memberId)
         ? await findMemberById(await requestTransactionIfBegun(db), memberId)
         : undefined;
       if (!member) return undefined;

@@ -1,15 +1,11 @@
+import { requestBodyAbandoned } from '@contacts/config';
 import type { Context, Next } from 'koa';
 import { koaBody } from 'koa-body';
 import compose from 'koa-compose';
 import { verifyCsrf } from '../http/csrf';
 
-/**
- * A client that closed the connection before its body was read (while the request waited for
- * the database, say) is the client's doing: 400, never the 500 the body parser would make of it.
- */
 async function refuseHungUpRequests(ctx: Context, next: Next) {
-  const hasBody = Boolean(ctx.request.length) || Boolean(ctx.get('transfer-encoding'));
-  if (hasBody && !ctx.req.readable) ctx.throw(400, 'The request was closed before its body was read.');
+  if (requestBodyAbandoned(ctx)) ctx.throw(400, 'The request was closed before its body was read.');
   await next();
 }
 

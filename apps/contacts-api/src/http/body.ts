@@ -1,3 +1,4 @@
+import { hasRequestBody, requestBodyAbandoned } from '@contacts/config';
 import type { Context, Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import { ApiError } from './errors';
@@ -31,10 +32,10 @@ export function parseBody(options: { fileFields?: readonly string[] } = {}): Mid
 }
 
 async function read(ctx: Context, fileFields: readonly string[]): Promise<ParsedBody> {
-  if (!ctx.request.length && !ctx.get('transfer-encoding')) return { fields: {}, files: [] };
-  // The client closed the connection while the request waited (for its token to be confirmed,
-  // say): nobody will read the answer, but it is the client's doing, not a server error.
-  if (!ctx.req.readable) throw new ApiError(400, 'bad_request', 'The request was closed before its body was read.');
+  if (!hasRequestBody(ctx)) return { fields: {}, files: [] };
+  if (requestBodyAbandoned(ctx)) {
+    throw new ApiError(400, 'bad_request', 'The request was closed before its body was read.');
+  }
   if (ctx.is('multipart/form-data')) {
     const parsed: MultipartBody = await parseMultipart(ctx.req, { fileFields });
     return { fields: parsed.fields, files: parsed.files };
