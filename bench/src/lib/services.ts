@@ -25,7 +25,7 @@ export interface Service {
 
 export interface ServiceOptions {
   name: string;
-  /** The entry point, relative to the repository: a bundle (.js), or TypeScript run through tsx. */
+  /** The bundle to run, relative to the repository (`pnpm bench` builds them first). */
   script: string;
   env: NodeJS.ProcessEnv;
   /** Polled until it answers 200. */
@@ -68,11 +68,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const started = performance.now();
   const child: ChildProcess = spawn(
     process.execPath,
-    [
-      ...(options.nodeFlags ?? []),
-      ...(options.script.endsWith('.ts') ? ['--import', 'tsx'] : []),
-      path.join(REPOSITORY, options.script),
-    ],
+    [...(options.nodeFlags ?? []), path.join(REPOSITORY, options.script)],
     { cwd: BENCH, env: { ...options.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   children.add(child);
