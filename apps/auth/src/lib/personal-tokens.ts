@@ -1,6 +1,7 @@
 import {
   type Database,
   findPersonalAccessToken,
+  generatePersonalTokenValue,
   insertPersonalAccessToken,
   listPersonalAccessTokensOf,
   markPersonalAccessTokenRevoked,
@@ -47,7 +48,10 @@ export function personalTokens(provider: Provider, db: Database) {
       const client = await provider.Client.find(PERSONAL_ACCESS_CLIENT_ID);
       if (!client) throw new Error('the personal-access client is missing');
 
+      // The value carries a prefix and a checksum (personal-token-format.ts); oidc-provider keeps
+      // an id it is given instead of drawing its own.
       const accessToken = new provider.AccessToken({
+        jti: generatePersonalTokenValue(),
         accountId: String(memberId),
         client,
         grantId,

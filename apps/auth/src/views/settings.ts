@@ -42,6 +42,7 @@ export function applicationsPage(view: SettingsFrame & { clients: OAuthClientRow
         <label for="redirect-uris">Redirect URIs</label>
         <textarea id="redirect-uris" name="redirect_uris" required aria-describedby="redirect-hint"></textarea>
         <p class="hint" id="redirect-hint">One per line. Absolute URLs, https (http only for localhost and 127.0.0.1). They must match exactly.</p>
+        <div><input type="checkbox" id="app-dpop" name="dpop_bound_access_tokens"> <label for="app-dpop" class="inline">Require DPoP (tokens bound to the app's key, RFC 9449)</label></div>
         <div class="actions"><button type="submit" class="primary">Register application</button></div>
       </form>
     </section>
