@@ -9,7 +9,7 @@ beforeAll(async () => {
   database = await createTestDatabase();
   env = { DATABASE_URL: database.url, DATA_DIR: '/tmp/contacts-cli-test' };
   const member = await runCli(
-    ['member', 'create', '--email', 'dev@example.test', '--name', 'Dev', '--password', 'password1'],
+    ['member', 'create', '--email', 'dev@example.test', '--name', 'Dev', '--password', 'long enough password'],
     env,
   );
   memberId = (member.json as { id: number }).id;

@@ -13,6 +13,7 @@ export * from './queries/contact-images';
 export * from './queries/contacts';
 export * from './queries/dpop-proofs';
 export * from './queries/groups';
+export * from './queries/leaked-tokens';
 export * from './queries/member-sessions';
 export * from './queries/members';
 export * from './queries/oauth-clients';

@@ -1,7 +1,10 @@
 import {
   type Database,
+  findLivePersonalAccessTokensByHash,
   findPersonalAccessToken,
   generatePersonalTokenValue,
+  hasPersonalTokenPrefix,
+  isWellFormedPersonalToken,
   insertPersonalAccessToken,
   listPersonalAccessTokensOf,
   markPersonalAccessTokenRevoked,
@@ -101,6 +104,31 @@ export function personalTokens(provider: Provider, db: Database) {
 }
 
 export type PersonalTokens = ReturnType<typeof personalTokens>;
+
+/**
+ * Revokes those of the values that are live personal tokens (someone found them where they
+ * should not be); returns which tokens of which members, for the security log. A value with the
+ * prefix and a wrong checksum is not looked up. Each token is revoked in its own transaction.
+ */
+export async function revokeLeakedPersonalTokens(
+  db: Database,
+  values: string[],
+): Promise<Array<{ id: number; memberId: number }>> {
+  const hashes = [...new Set(values)]
+    .filter((value) => !hasPersonalTokenPrefix(value) || isWellFormedPersonalToken(value))
+    .map(tokenHash);
+  const found = await findLivePersonalAccessTokensByHash(db, hashes);
+  const revoked: Array<{ id: number; memberId: number }> = [];
+  for (const row of found) {
+    const first = await db.transaction(async (trx) => {
+      if (!(await markPersonalAccessTokenRevoked(trx, row.id))) return false;
+      await revokeOidcModels(trx, { clientId: PERSONAL_ACCESS_CLIENT_ID, grantId: row.grant_id });
+      return true;
+    });
+    if (first) revoked.push({ id: row.id, memberId: row.member_id });
+  }
+  return revoked;
+}
 
 function parseScopes(value: unknown): string[] {
   const list = (Array.isArray(value) ? value : [value ?? '*'])

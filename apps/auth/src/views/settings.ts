@@ -11,6 +11,9 @@ export interface SettingsFrame {
   revealed?: { label: string; value: string; extra?: SafeHtml };
 }
 
+/** [security] A live token that expires within 7 days is flagged on the tokens page. */
+const expiresSoon = (expiresAt: Date) => expiresAt.getTime() - Date.now() < 7 * 24 * 60 * 60 * 1000;
+
 const date = (value: Date | null) => (value ? value.toISOString().slice(0, 10) : 'never');
 
 function frame(view: SettingsFrame, current: NonNullable<LayoutOptions['current']>, title: string, body: SafeHtml) {
@@ -116,7 +119,7 @@ export function tokensPage(view: SettingsFrame & { tokens: PersonalAccessTokenRo
                   ? 'Revoked'
                   : token.expires_at < new Date()
                     ? 'Expired'
-                    : html`<form method="post" action="/settings/tokens/${token.id}/revoke">
+                    : html`${expiresSoon(token.expires_at) ? html`<strong class="expires-soon">Expires soon</strong> ` : ''}<form method="post" action="/settings/tokens/${token.id}/revoke">
                 <input type="hidden" name="csrf" value="${view.csrfToken}">
                 <button type="submit" class="danger" aria-label="Revoke ${token.name}">Revoke</button></form>`
               }</td></tr>`,
