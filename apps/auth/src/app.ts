@@ -19,6 +19,7 @@ import { type PersonalTokens, personalTokens } from './lib/personal-tokens';
 import { signInGuard } from './lib/sign-in-guard';
 import { auditRefreshTokenReuse } from './provider/events';
 import { createProvider } from './provider/index';
+import { accountRoutes } from './routes/account';
 import { assets } from './routes/assets';
 import { interactionErrors, interactionRoutes } from './routes/interaction';
 import { revokeLeakedRoutes } from './routes/revoke-leaked';
@@ -84,8 +85,9 @@ export async function createAuthServer({
     signInRoutes(services),
     settingsRoutes(services),
     interactionRoutes(services),
-    // [security] POST /oauth/revoke-leaked (not an oidc-provider route)
+    // [security] POST /oauth/revoke-leaked (not an oidc-provider route); /settings/sessions, /settings/password
     revokeLeakedRoutes(services),
+    accountRoutes(services),
   ]) {
     app.use(router.routes());
     app.use(router.allowedMethods());

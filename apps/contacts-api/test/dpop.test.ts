@@ -241,7 +241,7 @@ describe('DPoP, end to end with oauth4webapi', () => {
       why: 'alg HS256',
       make: async (_k: KeyPair, ath: string) =>
         new SignJWT({ htm: 'GET', htu: `${stack.apiUrl}/v4/contacts`, jti: 'x', ath })
-          .setProtectedHeader({ alg: 'HS256', typ: 'dpop+jwt', jwk: { kty: 'oct', k: 'c2VjcmV0' } })
+          .setProtectedHeader({ alg: 'HS256', typ: 'dpop+jwt', jwk: { kty: 'oct', k: 'c2VjcmV0' } as never })
           .setIssuedAt()
           .sign(new TextEncoder().encode('secret')),
       error: 'invalid_dpop_proof',

@@ -7,6 +7,7 @@ export * from './oidc-adapter';
 export * from './paths';
 export * from './personal-token-format';
 export * from './prepared';
+export * from './queries/account-security';
 export * from './queries/audit-events';
 export * from './queries/business-categories';
 export * from './queries/contact-images';

@@ -163,6 +163,10 @@ const EVENT_LABELS: Record<string, string> = {
   'personal_token.first_used': 'Personal access token used for the first time',
   'personal_token.revoked': 'Revoked a personal access token',
   'refresh_token.reuse_detected': "Reuse of a refresh token detected: the application's access was revoked",
+  // [security]
+  'personal_token.reported_leaked': 'A personal access token was reported as leaked and revoked',
+  'password.changed': 'Changed the password',
+  'session.signed_out': 'Signed out a browser session',
 };
 
 export function securityPage(view: SettingsFrame & { events: AuditEventRow[] }): string {

@@ -40,7 +40,7 @@ export async function approveInBrowser(
     const action = /<form method="post" action="([^"]+)"/.exec(page)?.[1];
     const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1];
     if (!action || !csrf) throw new Error('no form on the page');
-    const form = page.includes('name="password"')
+    const form: Record<string, string> = page.includes('name="password"')
       ? { csrf, email: credentials.email, password: credentials.password }
       : { csrf, decision: 'allow' };
     url = new URL(action.replaceAll('&amp;', '&'), url).href;
