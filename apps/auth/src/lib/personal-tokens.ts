@@ -66,6 +66,8 @@ export function personalTokens(provider: Provider, db: Database) {
           accessTokenFormat: 'opaque',
         }),
       });
+      // oidc-provider sets the format while drawing an id, which it skips when given one.
+      Object.assign(accessToken, { format: 'opaque' });
       const token = await accessToken.save();
       // exp is computed while saving; read it back rather than guess the second it was taken at.
       const saved = await provider.AccessToken.find(token);
