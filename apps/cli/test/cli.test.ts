@@ -86,7 +86,10 @@ describe('pnpm cli', () => {
   });
 
   it('refuses a second member with the same e-mail in another case', async () => {
-    await runCli(['member', 'create', '--email', 'dup@example.test', '--name', 'One', '--password', 'long enough password'], env);
+    await runCli(
+      ['member', 'create', '--email', 'dup@example.test', '--name', 'One', '--password', 'long enough password'],
+      env,
+    );
     const run = await runCli(
       ['member', 'create', '--email', 'DUP@example.test', '--name', 'Two', '--password', 'long enough password'],
       env,

@@ -16,7 +16,6 @@ const REDIRECT_URI = 'http://127.0.0.1:4999/callback';
 let stack: Stack;
 let as: oauth.AuthorizationServer;
 let member: { id: number; email: string; password: string };
-let introspectionCalls = 0;
 
 beforeAll(async () => {
   stack = await startStack();
@@ -59,20 +58,14 @@ async function codeFlow(client: oauth.Client, key?: KeyPair) {
   const callback = await approveInBrowser(url.href, REDIRECT_URI, member);
   const params = oauth.validateAuthResponse(as, client, callback);
   const DPoP = key ? oauth.DPoP(client, key) : undefined;
-  const response = await oauth.authorizationCodeGrantRequest(
-    as,
-    client,
-    oauth.None(),
-    params,
-    REDIRECT_URI,
-    verifier,
-    { ...insecure, ...(DPoP ? { DPoP } : {}) },
-  );
+  const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT_URI, verifier, {
+    ...insecure,
+    ...(DPoP ? { DPoP } : {}),
+  });
   return { response, DPoP };
 }
 
 async function introspect(token: string): Promise<Record<string, unknown>> {
-  introspectionCalls += 1;
   const { introspectionClientId, introspectionClientSecret } = stack.apiConfig;
   const response = await fetch(`${stack.authUrl}/oauth/introspect`, {
     method: 'POST',
@@ -248,7 +241,7 @@ describe('DPoP, end to end with oauth4webapi', () => {
     },
     {
       why: 'a private key in the header',
-      make: async (k: KeyPair, ath: string) => {
+      make: async (_k: KeyPair, ath: string) => {
         const extractable = await generateKeyPair('ES256', { extractable: true });
         return proof(extractable, { ath }, { jwk: await exportJWK(extractable.privateKey) });
       },

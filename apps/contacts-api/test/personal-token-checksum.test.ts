@@ -25,7 +25,10 @@ describe('personal tokens that identify themselves', () => {
   });
 
   it('still accepts a token in the old format (no prefix)', async () => {
-    const created = await stack.auth.personalTokens.create(client.member.id, { name: 'old', scopes: ['contacts:read'] });
+    const created = await stack.auth.personalTokens.create(client.member.id, {
+      name: 'old',
+      scopes: ['contacts:read'],
+    });
     // A token issued before the format existed: its value is whatever oidc-provider drew.
     const legacy = new stack.auth.provider.AccessToken({
       accountId: String(client.member.id),

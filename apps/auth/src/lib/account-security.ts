@@ -23,7 +23,8 @@ export interface BrowserSession {
   ip: string | null;
 }
 
-const handleOf = (idHash: string) => createHash('sha256').update(`session-handle:${idHash}`).digest('base64url').slice(0, 22);
+const handleOf = (idHash: string) =>
+  createHash('sha256').update(`session-handle:${idHash}`).digest('base64url').slice(0, 22);
 
 export async function listBrowserSessions(
   db: Database,

@@ -9,8 +9,8 @@ import {
 import { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { AuthConfig } from '../config';
 import { clientMetadataSource } from './clients';
-import { existingGrantLoader } from './grants';
 import { dpopFeature } from './dpop';
+import { existingGrantLoader } from './grants';
 import { renderErrorPage } from './render-error';
 import { CONTACTS_API_RESOURCE, SUPPORTED_SCOPES, unknownScopes } from './scopes';
 

@@ -13,4 +13,3 @@ export const dpopFeature: NonNullable<NonNullable<Configuration['features']>['dP
   enabled: true,
   allowReplay: false,
 };
-

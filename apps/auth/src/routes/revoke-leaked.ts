@@ -12,7 +12,14 @@ export const REVOKE_LEAKED_RATE_LIMIT: RateLimit = { points: 30, duration: 10 * 
 export const MAX_LEAKED_VALUES = 100;
 const MAX_VALUE_LENGTH = 4_096;
 
-const jsonOrForm = koaBody({ json: true, urlencoded: true, multipart: false, text: false, jsonLimit: '512kb', formLimit: '512kb' });
+const jsonOrForm = koaBody({
+  json: true,
+  urlencoded: true,
+  multipart: false,
+  text: false,
+  jsonLimit: '512kb',
+  formLimit: '512kb',
+});
 
 const badRequest = (ctx: Context, description: string) => {
   ctx.status = 400;

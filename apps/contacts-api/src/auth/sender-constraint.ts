@@ -52,7 +52,9 @@ const dpopChallenge = (error: 'invalid_token' | 'invalid_dpop_proof', descriptio
 
 const bearerInvalid = (description: string) =>
   new ApiError(401, 'unauthorized', 'The token is invalid, expired or revoked.', {
-    headers: { 'WWW-Authenticate': `Bearer realm="contacts", error="invalid_token", error_description="${description}"` },
+    headers: {
+      'WWW-Authenticate': `Bearer realm="contacts", error="invalid_token", error_description="${description}"`,
+    },
   });
 
 /**
@@ -89,7 +91,11 @@ export function senderConstraint(db: Database, publicUrl: string, logger: Logger
       if (!proof) throw dpopChallenge('invalid_dpop_proof', 'missing DPoP proof');
       const path = ctx.originalUrl.split(/[?#]/, 1)[0] ?? '/';
       try {
-        const verified = await verifyDpopProof(proof, { method: ctx.method, url: `${base}${path}`, accessToken: dpopToken });
+        const verified = await verifyDpopProof(proof, {
+          method: ctx.method,
+          url: `${base}${path}`,
+          accessToken: dpopToken,
+        });
         return { scheme: 'DPoP', token: dpopToken, proof: verified };
       } catch (error) {
         if (error instanceof InvalidDpopProof) throw dpopChallenge('invalid_dpop_proof', error.message);

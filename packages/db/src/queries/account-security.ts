@@ -37,7 +37,9 @@ export async function deleteOtherBrowserSessions(db: Database, memberId: number,
     .where({ member_id: memberId })
     .andWhereNot({ id_hash: keepIdHash })
     .delete();
-  await db('oidc_models').where({ model: 'Session', account_id: String(memberId) }).delete();
+  await db('oidc_models')
+    .where({ model: 'Session', account_id: String(memberId) })
+    .delete();
   return ended;
 }
 
