@@ -63,6 +63,27 @@ describe('pnpm cli client and token commands', () => {
     expect(run.json).toEqual({ client_id: expect.any(String), redirect_uris: ['http://127.0.0.1:9000/cb'] });
   });
 
+  it('registers a client that must use DPoP (--dpop)', async () => {
+    const run = await runCli(
+      [
+        'client',
+        'create',
+        '--owner',
+        String(memberId),
+        '--name',
+        'Bound',
+        '--redirect-uri',
+        'https://b.example/cb',
+        '--dpop',
+      ],
+      env,
+    );
+    expect(run.code).toBe(0);
+    const { client_id } = run.json as { client_id: string };
+    const row = await database.db('oauth_clients').where({ client_id }).first();
+    expect(row.dpop_bound_access_tokens).toBe(true);
+  });
+
   it.each([
     { why: 'an http redirect URI that is not local', args: ['--redirect-uri', 'http://example.com/cb'] },
     { why: 'a relative redirect URI', args: ['--redirect-uri', '/cb'] },
