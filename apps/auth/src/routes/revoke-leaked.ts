@@ -28,7 +28,7 @@ const badRequest = (ctx: Context, description: string) => {
 };
 
 /** The submitted values: JSON `{"tokens":[…]}` or a form with one or more `token` fields. */
-function valuesOf(ctx: Context): string[] | string {
+function valuesOf(ctx: Context): { values: string[] } | { problem: string } {
   const body = ctx.request.body as unknown;
   const raw = ctx.is('application/json')
     ? body !== null && typeof body === 'object' && !Array.isArray(body)
@@ -38,12 +38,14 @@ function valuesOf(ctx: Context): string[] | string {
       ? (body as Record<string, unknown>).token
       : undefined;
   const list = typeof raw === 'string' && !ctx.is('application/json') ? [raw] : raw;
-  if (!Array.isArray(list)) return 'send {"tokens":[…]} as JSON or one or more token fields as a form';
-  if (list.length < 1 || list.length > MAX_LEAKED_VALUES) return `send 1 to ${MAX_LEAKED_VALUES} values`;
-  if (!list.every((value) => typeof value === 'string' && value.length > 0 && value.length <= MAX_VALUE_LENGTH)) {
-    return `every value must be a non-empty string of at most ${MAX_VALUE_LENGTH} characters`;
+  if (!Array.isArray(list)) return { problem: 'send {"tokens":[…]} as JSON or one or more token fields as a form' };
+  if (list.length < 1 || list.length > MAX_LEAKED_VALUES) {
+    return { problem: `send 1 to ${MAX_LEAKED_VALUES} values` };
   }
-  return list as string[];
+  if (!list.every((value) => typeof value === 'string' && value.length > 0 && value.length <= MAX_VALUE_LENGTH)) {
+    return { problem: `every value must be a non-empty string of at most ${MAX_VALUE_LENGTH} characters` };
+  }
+  return { values: list as string[] };
 }
 
 /**
@@ -75,8 +77,9 @@ export function revokeLeakedRoutes(services: AuthServices, limit: RateLimit = RE
     } catch {
       return badRequest(ctx, 'the body could not be read (malformed or larger than 512 kB)');
     }
-    const values = valuesOf(ctx);
-    if (typeof values === 'string') return badRequest(ctx, values);
+    const read = valuesOf(ctx);
+    if ('problem' in read) return badRequest(ctx, read.problem);
+    const { values } = read;
     const revoked = await revokeLeakedPersonalTokens(db, values);
     for (const token of revoked) {
       await audit('personal_token.reported_leaked', {
