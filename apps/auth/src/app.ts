@@ -19,8 +19,10 @@ import { type PersonalTokens, personalTokens } from './lib/personal-tokens';
 import { signInGuard } from './lib/sign-in-guard';
 import { auditRefreshTokenReuse } from './provider/events';
 import { createProvider } from './provider/index';
+import { accountRoutes } from './routes/account';
 import { assets } from './routes/assets';
 import { interactionErrors, interactionRoutes } from './routes/interaction';
+import { revokeLeakedRoutes } from './routes/revoke-leaked';
 import { settingsRoutes } from './routes/settings';
 import { signInRoutes } from './routes/sign-in';
 import type { AuthServices } from './services';
@@ -79,7 +81,14 @@ export async function createAuthServer({
   app.use(recordPersonalTokenUse(db, audit));
   app.use(interactionErrors);
   app.use(csrfSeed(config.secrets.cookieKeys, config.secureCookies));
-  for (const router of [signInRoutes(services), settingsRoutes(services), interactionRoutes(services)]) {
+  for (const router of [
+    signInRoutes(services),
+    settingsRoutes(services),
+    interactionRoutes(services),
+    // [security] POST /oauth/revoke-leaked (not an oidc-provider route); /settings/sessions, /settings/password
+    revokeLeakedRoutes(services),
+    accountRoutes(services),
+  ]) {
     app.use(router.routes());
     app.use(router.allowedMethods());
   }

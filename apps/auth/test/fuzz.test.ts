@@ -163,6 +163,7 @@ const endpoint: fc.Arbitrary<Endpoint> = fc.oneof(
       { path: '/oauth/token', kind: 'oauth-json' },
       { path: '/oauth/introspect', kind: 'oauth-json' },
       { path: '/oauth/revoke', kind: 'oauth-json' },
+      { path: '/oauth/revoke-leaked', kind: 'oauth-json' },
     ),
   },
   { weight: 2, arbitrary: fc.constant<Endpoint>({ path: '/oauth/authorize', kind: 'authorize' }) },
@@ -186,6 +187,8 @@ const endpoint: fc.Arbitrary<Endpoint> = fc.oneof(
           '/settings/tokens',
           '/settings/authorized-apps',
           '/settings/security',
+          '/settings/sessions',
+          '/settings/password',
           '/healthz',
           '/readyz',
           '/assets/auth.css',
@@ -195,6 +198,7 @@ const endpoint: fc.Arbitrary<Endpoint> = fc.oneof(
         fc.constantFrom(...HOSTILE_IDS).map((id) => `/settings/applications/${segment(id)}/delete`),
         fc.constantFrom(...HOSTILE_IDS).map((id) => `/settings/tokens/${segment(id)}/revoke`),
         fc.constantFrom(...HOSTILE_IDS).map((id) => `/settings/authorized-apps/${segment(id)}/revoke`),
+        fc.constantFrom(...HOSTILE_IDS).map((id) => `/settings/sessions/${segment(id)}/sign-out`),
         fc
           .tuple(fc.constantFrom(...HOSTILE_IDS, 'abc'), fc.constantFrom('', '/login', '/confirm', '/abort'))
           .map(([uid, step]) => `/interaction/${segment(uid)}${step}`),

@@ -9,7 +9,7 @@ beforeAll(async () => {
   database = await createTestDatabase();
   env = { DATABASE_URL: database.url, DATA_DIR: '/tmp/contacts-cli-test' };
   const member = await runCli(
-    ['member', 'create', '--email', 'dev@example.test', '--name', 'Dev', '--password', 'password1'],
+    ['member', 'create', '--email', 'dev@example.test', '--name', 'Dev', '--password', 'long enough password'],
     env,
   );
   memberId = (member.json as { id: number }).id;
@@ -61,6 +61,27 @@ describe('pnpm cli client and token commands', () => {
       env,
     );
     expect(run.json).toEqual({ client_id: expect.any(String), redirect_uris: ['http://127.0.0.1:9000/cb'] });
+  });
+
+  it('registers a client that must use DPoP (--dpop)', async () => {
+    const run = await runCli(
+      [
+        'client',
+        'create',
+        '--owner',
+        String(memberId),
+        '--name',
+        'Bound',
+        '--redirect-uri',
+        'https://b.example/cb',
+        '--dpop',
+      ],
+      env,
+    );
+    expect(run.code).toBe(0);
+    const { client_id } = run.json as { client_id: string };
+    const row = await database.db('oauth_clients').where({ client_id }).first();
+    expect(row.dpop_bound_access_tokens).toBe(true);
   });
 
   it.each([

@@ -30,7 +30,7 @@ describe('pnpm cli', () => {
   it('creates groups and categories, and adds members to groups', async () => {
     const member = (
       await runCli(
-        ['member', 'create', '--email', 'alan@example.test', '--name', 'Alan', '--password', 'password1'],
+        ['member', 'create', '--email', 'alan@example.test', '--name', 'Alan', '--password', 'long enough password'],
         env,
       )
     ).json as { id: number };
@@ -49,12 +49,17 @@ describe('pnpm cli', () => {
   it.each([
     {
       why: 'an invalid e-mail',
-      args: ['member', 'create', '--email', 'nope', '--name', 'X', '--password', 'password1'],
+      args: ['member', 'create', '--email', 'nope', '--name', 'X', '--password', 'long enough password'],
       table: 'members',
     },
     {
-      why: 'a short password',
-      args: ['member', 'create', '--email', 'x@example.test', '--name', 'X', '--password', 'short'],
+      why: 'a password of 11 characters',
+      args: ['member', 'create', '--email', 'x@example.test', '--name', 'X', '--password', 'elevenchars'],
+      table: 'members',
+    },
+    {
+      why: 'one of the most common passwords',
+      args: ['member', 'create', '--email', 'x@example.test', '--name', 'X', '--password', 'qwerty123456'],
       table: 'members',
     },
     { why: 'a missing flag', args: ['member', 'create', '--email', 'y@example.test'], table: 'members' },
@@ -81,9 +86,12 @@ describe('pnpm cli', () => {
   });
 
   it('refuses a second member with the same e-mail in another case', async () => {
-    await runCli(['member', 'create', '--email', 'dup@example.test', '--name', 'One', '--password', 'password1'], env);
+    await runCli(
+      ['member', 'create', '--email', 'dup@example.test', '--name', 'One', '--password', 'long enough password'],
+      env,
+    );
     const run = await runCli(
-      ['member', 'create', '--email', 'DUP@example.test', '--name', 'Two', '--password', 'password1'],
+      ['member', 'create', '--email', 'DUP@example.test', '--name', 'Two', '--password', 'long enough password'],
       env,
     );
     expect(run.code).toBe(2);

@@ -25,7 +25,7 @@ describe('pnpm start with the embedded database', () => {
 
     // The CLI shares the running embedded database.
     const created = await runCli(
-      ['member', 'create', '--email', 'kept@example.test', '--name', 'Kept', '--password', 'password1'],
+      ['member', 'create', '--email', 'kept@example.test', '--name', 'Kept', '--password', 'long enough password'],
       env,
     );
     expect(created.code).toBe(0);
@@ -36,7 +36,7 @@ describe('pnpm start with the embedded database', () => {
 
     const second = await startPlatform(env, port);
     const again = await runCli(
-      ['member', 'create', '--email', 'kept@example.test', '--name', 'Kept', '--password', 'password1'],
+      ['member', 'create', '--email', 'kept@example.test', '--name', 'Kept', '--password', 'long enough password'],
       env,
     );
     expect(again.stderr).toContain('already exists');
@@ -54,7 +54,7 @@ describe('pnpm start with the embedded database', () => {
 
     const recovered = await startPlatform(env, port);
     const member = await runCli(
-      ['member', 'create', '--email', 'after-crash@example.test', '--name', 'A', '--password', 'password1'],
+      ['member', 'create', '--email', 'after-crash@example.test', '--name', 'A', '--password', 'long enough password'],
       env,
     );
     expect(member.code).toBe(0);

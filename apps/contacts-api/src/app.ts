@@ -8,6 +8,7 @@ import { Authenticator } from './auth/authenticator';
 import { introspectionClient } from './auth/introspection';
 import { requireAccess } from './auth/middleware';
 import { listenForRevocations } from './auth/revocation-listener';
+import { senderConstraint } from './auth/sender-constraint';
 import { TokenCache } from './auth/token-cache';
 import { tokenCacheMetrics } from './auth/token-cache-metrics';
 import type { ContactsApiConfig } from './config';
@@ -68,11 +69,13 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
   );
   app.use(errorEnvelope(logger));
 
+  // [security] DPoP proofs and the personal-token checksum, checked with every token.
+  const constraint = senderConstraint(db, config.publicUrl, logger);
   const dependencies: RouteDependencies = {
     db,
     publicUrl: config.publicUrl,
-    read: requireAccess(authenticator, 'read', logger),
-    write: requireAccess(authenticator, 'write', logger),
+    read: requireAccess(authenticator, 'read', logger, constraint),
+    write: requireAccess(authenticator, 'write', logger, constraint),
   };
   // The per-token rate limit counts only authenticated requests (after read/write accepted the token).
   if (config.apiRateLimit) {

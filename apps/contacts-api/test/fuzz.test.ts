@@ -138,6 +138,10 @@ const authorization = fc.oneof(
       fc.constantFrom(...HOSTILE_STRINGS).map((value) => latin1(`Bearer ${value}`).slice(0, 4000)),
       fc.integer({ min: 1_000, max: 8_000 }).map((n) => `Bearer ${'x'.repeat(n)}`),
       fc.constant('Bearer \u00ff\u00fe\u00e9'),
+      // DPoP scheme and self-identifying personal tokens (sender-constraint.ts).
+      fc.string({ maxLength: 60 }).map((value) => latin1(`DPoP ${value}`)),
+      fc.constantFrom('DPoP', 'DPoP ', 'dpop abc', `Bearer mct_${'A'.repeat(46)}`, `DPoP mct_${'A'.repeat(46)}`),
+      fc.integer({ min: 1_000, max: 8_000 }).map((n) => `DPoP ${'x'.repeat(n)}`),
     ),
   },
 );
@@ -338,6 +342,10 @@ const extraHeaders = fc.record(
       )
       .map((n) => 'p'.repeat(n)),
     'transfer-encoding': fc.constant('chunked'),
+    dpop: fc.oneof(
+      fc.constantFrom('', 'a.b.c', 'eyJhbGciOiJub25lIiwidHlwIjoiZHBvcCtqd3QifQ.e30.', 'x'.repeat(9_000)),
+      fc.constantFrom(...HOSTILE_STRINGS).map((value) => latin1(value).slice(0, 2000)),
+    ),
   },
   { requiredKeys: [] },
 );

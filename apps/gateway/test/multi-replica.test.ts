@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeInBrowser, launchBrowser } from '../../auth/test/support/browser';
 import { type CallbackServer, startCallbackServer } from '../../auth/test/support/callback-server';
 import { aMember, anApplication, type TestApplication, type TestMember } from '../../auth/test/support/factories';
-import { authorizeUrl, discover, type oauth } from '../../auth/test/support/oauth-client';
+import { authorizeUrl, discover, oauth } from '../../auth/test/support/oauth-client';
 import { findNginx, type RunningNginx, startNginx } from './support/nginx';
 import { freePort, type Replica, recordOf, startReplica, stopAll, waitUntilReady } from './support/replicas';
 
@@ -349,6 +349,72 @@ describe.skipIf(!nginx && !process.env.CI)('the production topology, on one mach
     await context.close();
 
     expect(await onEveryApiReplica('/v4/contacts', personalToken)).toEqual([401, 401, 401]);
+  });
+
+  it('binds tokens to a DPoP key across replicas, and a proof replayed to another contacts-api replica is refused', async () => {
+    const dpopApp = await anApplication(database.db, {
+      name: 'DPoP app',
+      redirectUri: callbacks.redirectUri,
+      public: true,
+    });
+    const client: oauth.Client = { client_id: dpopApp.client_id, token_endpoint_auth_method: 'none' };
+    const verifier = oauth.generateRandomCodeVerifier();
+    const context = await browser.newContext();
+    const { callback } = await authorizeInBrowser(
+      await context.newPage(),
+      authorizeUrl(as, dpopApp, {
+        code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+      }),
+      dpopApp.redirect_uri,
+      { email: member.email, password: member.password },
+    );
+    await context.close();
+    const DPoP = oauth.DPoP(client, await oauth.generateKeyPair('ES256'));
+    const insecure = { [oauth.allowInsecureRequests]: true } as const;
+    const params = oauth.validateAuthResponse(as, client, callback as URL, 'state-123');
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      client,
+      await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, dpopApp.redirect_uri, verifier, {
+        ...insecure,
+        DPoP,
+      }),
+    );
+    expect(tokens.token_type).toBe('dpop');
+    secretValues.set(tokens.access_token, 'DPoP access token');
+
+    // oauth4webapi makes the proof; this fetch keeps a copy so that it can be replayed as is.
+    let proof = '';
+    const { requestId } = await (async () => {
+      const id = `dpop-${randomBytes(4).toString('hex')}`;
+      const response = await oauth.protectedResourceRequest(
+        tokens.access_token,
+        'GET',
+        new URL(`${gateway.url}/v4/contacts`),
+        new Headers({ 'x-request-id': id }),
+        null,
+        {
+          ...insecure,
+          DPoP,
+          [oauth.customFetch]: (url, init) => {
+            proof = new Headers(init.headers).get('dpop') ?? '';
+            return fetch(url, init as RequestInit);
+          },
+        },
+      );
+      expect(response.status).toBe(200);
+      await response.body?.cancel();
+      return { requestId: id };
+    })();
+    const first = await servedBy(requestId);
+    // Round-robin sends the replay to another replica; the jti table is shared, so it is refused there too.
+    const replay = await send('/v4/contacts', {
+      headers: { authorization: `DPoP ${tokens.access_token}`, dpop: proof },
+    });
+    expect(replay.response.status).toBe(401);
+    expect(replay.response.headers.get('www-authenticate')).toMatch(/^DPoP error="invalid_dpop_proof"/);
+    expect(await servedBy(replay.requestId)).not.toBe(first);
   });
 
   it('exposes request, latency, cache and pool metrics on each replica', async () => {

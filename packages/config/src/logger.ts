@@ -18,6 +18,9 @@ export function createLogger(
       paths: [
         'req.headers.authorization',
         'req.headers.cookie',
+        // [security] DPoP proofs (RFC 9449) and leaked-token reports
+        'req.headers.dpop',
+        '*.tokens',
         'res.headers["set-cookie"]',
         '*.password',
         '*.client_secret',

@@ -25,6 +25,7 @@ describe('migrations', () => {
       'business_categories',
       'contact_images',
       'contacts',
+      'dpop_proofs',
       'group_members',
       'groups',
       'member_sessions',
@@ -39,7 +40,7 @@ describe('migrations', () => {
     expect(await tablesOf(database)).toEqual([]);
 
     await migrateLatest(database.db);
-    expect(await tablesOf(database)).toHaveLength(12);
+    expect(await tablesOf(database)).toHaveLength(13);
   });
 
   it('apply each migration exactly once when many processes migrate an empty database at once', async () => {

@@ -97,12 +97,16 @@ export function buildOpenApiDocument(options: { serverUrl: string }): JsonObject
       title: 'Member contacts API',
       version: '4.0.0',
       description:
-        "Every member's private address book. Send `Authorization: Bearer <token>` (an OAuth access token or a personal access token). Reads need the `contacts:read` scope, writes `contacts:write` (or `*`).",
+        'Every member\'s private address book. Send `Authorization: Bearer <token>` (an OAuth access token or a personal access token). Reads need the `contacts:read` scope, writes `contacts:write` (or `*`). A DPoP-bound token (`token_type` DPoP, RFC 9449) is sent as `Authorization: DPoP <token>` with a fresh `DPoP` proof header for each request (`htm`, `htu` = the public URL of the request without query, `iat` within 60 s, unique `jti`, `ath`; algorithms ES256, ES384, ES512, Ed25519, EdDSA, PS256, RS256); it is refused as Bearer. Errors: 401 with `WWW-Authenticate: DPoP error="invalid_token"` or `error="invalid_dpop_proof"` and `algs`.',
     },
     servers: [{ url: options.serverUrl }],
-    security: [{ bearer: [] }],
+    security: [{ bearer: [] }, { dpop: [] }],
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer' },
+        // RFC 9449: `Authorization: DPoP <token>` plus a `DPoP` proof header.
+        dpop: { type: 'http', scheme: 'dpop', description: 'A DPoP-bound access token with a DPoP proof (RFC 9449).' },
+      },
       schemas: {
         ...componentSchemas('input', {
           ContactInput: contactCreateV4,

@@ -14,6 +14,9 @@ export type AuditEventName =
   | 'personal_token.created'
   | 'personal_token.first_used'
   | 'personal_token.revoked'
+  | 'personal_token.reported_leaked'
+  | 'password.changed'
+  | 'session.signed_out'
   | 'refresh_token.reuse_detected';
 
 export interface AuditEntry {

@@ -43,7 +43,7 @@ export function validateRedirectUri(value: string): string {
 
 export async function registerClient(
   db: Database,
-  input: { ownerId: unknown; name: unknown; redirectUris: unknown; isPublic?: boolean },
+  input: { ownerId: unknown; name: unknown; redirectUris: unknown; isPublic?: boolean; dpopBound?: boolean },
 ): Promise<RegisteredClient> {
   const ownerId = requirePositiveInteger(input.ownerId, 'owner', 'Owner');
   const name = requireText(input.name, 'name', 'Name', 100);
@@ -62,6 +62,8 @@ export async function registerClient(
     secret_hash: secret ? hashClientSecret(secret) : null,
     redirect_uris: redirectUris,
     is_public: Boolean(input.isPublic),
+    // [security] DPoP-required client (RFC 9449)
+    dpop_bound_access_tokens: Boolean(input.dpopBound),
   });
   return { client_id: row.client_id, ...(secret ? { client_secret: secret } : {}), redirect_uris: row.redirect_uris };
 }

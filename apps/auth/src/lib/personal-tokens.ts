@@ -1,7 +1,11 @@
 import {
   type Database,
+  findLivePersonalAccessTokensByHash,
   findPersonalAccessToken,
+  generatePersonalTokenValue,
+  hasPersonalTokenPrefix,
   insertPersonalAccessToken,
+  isWellFormedPersonalToken,
   listPersonalAccessTokensOf,
   markPersonalAccessTokenRevoked,
   type PersonalAccessTokenRow,
@@ -47,7 +51,10 @@ export function personalTokens(provider: Provider, db: Database) {
       const client = await provider.Client.find(PERSONAL_ACCESS_CLIENT_ID);
       if (!client) throw new Error('the personal-access client is missing');
 
+      // The value carries a prefix and a checksum (personal-token-format.ts); oidc-provider keeps
+      // an id it is given instead of drawing its own.
       const accessToken = new provider.AccessToken({
+        jti: generatePersonalTokenValue(),
         accountId: String(memberId),
         client,
         grantId,
@@ -59,6 +66,8 @@ export function personalTokens(provider: Provider, db: Database) {
           accessTokenFormat: 'opaque',
         }),
       });
+      // oidc-provider sets the format while drawing an id, which it skips when given one.
+      Object.assign(accessToken, { format: 'opaque' });
       const token = await accessToken.save();
       // exp is computed while saving; read it back rather than guess the second it was taken at.
       const saved = await provider.AccessToken.find(token);
@@ -97,6 +106,31 @@ export function personalTokens(provider: Provider, db: Database) {
 }
 
 export type PersonalTokens = ReturnType<typeof personalTokens>;
+
+/**
+ * Revokes those of the values that are live personal tokens (someone found them where they
+ * should not be); returns which tokens of which members, for the security log. A value with the
+ * prefix and a wrong checksum is not looked up. Each token is revoked in its own transaction.
+ */
+export async function revokeLeakedPersonalTokens(
+  db: Database,
+  values: string[],
+): Promise<Array<{ id: number; memberId: number }>> {
+  const hashes = [...new Set(values)]
+    .filter((value) => !hasPersonalTokenPrefix(value) || isWellFormedPersonalToken(value))
+    .map(tokenHash);
+  const found = await findLivePersonalAccessTokensByHash(db, hashes);
+  const revoked: Array<{ id: number; memberId: number }> = [];
+  for (const row of found) {
+    const first = await db.transaction(async (trx) => {
+      if (!(await markPersonalAccessTokenRevoked(trx, row.id))) return false;
+      await revokeOidcModels(trx, { clientId: PERSONAL_ACCESS_CLIENT_ID, grantId: row.grant_id });
+      return true;
+    });
+    if (first) revoked.push({ id: row.id, memberId: row.member_id });
+  }
+  return revoked;
+}
 
 function parseScopes(value: unknown): string[] {
   const list = (Array.isArray(value) ? value : [value ?? '*'])

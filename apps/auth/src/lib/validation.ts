@@ -1,4 +1,5 @@
 import { isRowId, MAX_ROW_ID } from '@contacts/db';
+import { requireAcceptablePassword } from './password-policy';
 /** A problem with what a member or operator entered, with a message meant for them. */
 export class InputError extends Error {
   constructor(
@@ -27,11 +28,9 @@ export function requireText(value: unknown, field: string, label: string, max = 
   return text;
 }
 
+/** [security] The password rule lives in password-policy.ts (pages and CLI alike). */
 export function requirePassword(value: unknown, field = 'password'): string {
-  const password = typeof value === 'string' ? value : '';
-  if (password.length < 8) throw new InputError('The password must be at least 8 characters.', field);
-  if (password.length > 1024) throw new InputError('The password must be at most 1024 characters.', field);
-  return password;
+  return requireAcceptablePassword(value, field);
 }
 
 export function requirePositiveInteger(value: unknown, field: string, label: string): number {

@@ -44,6 +44,8 @@ export function clientMetadataSource(db: Database, config: AuthConfig) {
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: row.is_public ? 'none' : 'client_secret_basic',
+      // [security] a DPoP-required client gets no token without a DPoP proof.
+      dpop_bound_access_tokens: row.dpop_bound_access_tokens,
       owner_id: row.owner_id,
     };
   };

@@ -9,6 +9,7 @@ import {
 import { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { AuthConfig } from '../config';
 import { clientMetadataSource } from './clients';
+import { dpopFeature } from './dpop';
 import { existingGrantLoader } from './grants';
 import { renderErrorPage } from './render-error';
 import { CONTACTS_API_RESOURCE, SUPPORTED_SCOPES, unknownScopes } from './scopes';
@@ -89,9 +90,10 @@ export function providerConfiguration({ db, config }: ProviderDependencies): Con
       devInteractions: { enabled: false },
       userinfo: { enabled: false },
       rpInitiatedLogout: { enabled: false },
-      // PAR and DPoP are good practice, but no client of this service uses them; off until one does.
+      // PAR is good practice, but no client of this service uses it; off until one does.
       pushedAuthorizationRequests: { enabled: false },
-      dPoP: { enabled: false },
+      // [security] DPoP (RFC 9449): a proof at the token endpoint binds the tokens to the client's key.
+      dPoP: dpopFeature,
       introspection: {
         enabled: true,
         // The contacts API may ask about any token; any other client only about its own.

@@ -71,6 +71,8 @@ export function settingsRoutes(services: AuthServices): Router {
         ownerId: memberId(ctx),
         name: body(ctx).name,
         redirectUris: body(ctx).redirect_uris,
+        // [security] DPoP-required checkbox
+        dpopBound: body(ctx).dpop_bound_access_tokens === 'on',
       });
       await audit('application.created', { memberId: memberId(ctx), clientId: client.client_id, ip: ctx.ip });
       ctx.status = 201;

@@ -6,7 +6,7 @@ export interface LayoutOptions {
   member?: { name: string; email: string };
   csrfToken?: string;
   /** Which settings tab is current. */
-  current?: 'applications' | 'tokens' | 'authorized-apps' | 'security';
+  current?: 'applications' | 'tokens' | 'authorized-apps' | 'security' | 'sessions' | 'password';
 }
 
 const TABS: Array<{ key: NonNullable<LayoutOptions['current']>; href: string; label: string }> = [
@@ -14,6 +14,9 @@ const TABS: Array<{ key: NonNullable<LayoutOptions['current']>; href: string; la
   { key: 'tokens', href: '/settings/tokens', label: 'Personal access tokens' },
   { key: 'authorized-apps', href: '/settings/authorized-apps', label: 'Authorized apps' },
   { key: 'security', href: '/settings/security', label: 'Security log' },
+  // [security] account hygiene pages (routes/account.ts)
+  { key: 'sessions', href: '/settings/sessions', label: 'Sessions' },
+  { key: 'password', href: '/settings/password', label: 'Password' },
 ];
 
 export function layout(options: LayoutOptions, body: SafeHtml): string {

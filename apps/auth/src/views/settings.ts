@@ -11,6 +11,9 @@ export interface SettingsFrame {
   revealed?: { label: string; value: string; extra?: SafeHtml };
 }
 
+/** [security] A live token that expires within 7 days is flagged on the tokens page. */
+const expiresSoon = (expiresAt: Date) => expiresAt.getTime() - Date.now() < 7 * 24 * 60 * 60 * 1000;
+
 const date = (value: Date | null) => (value ? value.toISOString().slice(0, 10) : 'never');
 
 function frame(view: SettingsFrame, current: NonNullable<LayoutOptions['current']>, title: string, body: SafeHtml) {
@@ -42,6 +45,7 @@ export function applicationsPage(view: SettingsFrame & { clients: OAuthClientRow
         <label for="redirect-uris">Redirect URIs</label>
         <textarea id="redirect-uris" name="redirect_uris" required aria-describedby="redirect-hint"></textarea>
         <p class="hint" id="redirect-hint">One per line. Absolute URLs, https (http only for localhost and 127.0.0.1). They must match exactly.</p>
+        <div><input type="checkbox" id="app-dpop" name="dpop_bound_access_tokens"> <label for="app-dpop" class="inline">Require DPoP (tokens bound to the app's key, RFC 9449)</label></div>
         <div class="actions"><button type="submit" class="primary">Register application</button></div>
       </form>
     </section>
@@ -115,7 +119,7 @@ export function tokensPage(view: SettingsFrame & { tokens: PersonalAccessTokenRo
                   ? 'Revoked'
                   : token.expires_at < new Date()
                     ? 'Expired'
-                    : html`<form method="post" action="/settings/tokens/${token.id}/revoke">
+                    : html`${expiresSoon(token.expires_at) ? html`<strong class="expires-soon">Expires soon</strong> ` : ''}<form method="post" action="/settings/tokens/${token.id}/revoke">
                 <input type="hidden" name="csrf" value="${view.csrfToken}">
                 <button type="submit" class="danger" aria-label="Revoke ${token.name}">Revoke</button></form>`
               }</td></tr>`,
@@ -159,6 +163,10 @@ const EVENT_LABELS: Record<string, string> = {
   'personal_token.first_used': 'Personal access token used for the first time',
   'personal_token.revoked': 'Revoked a personal access token',
   'refresh_token.reuse_detected': "Reuse of a refresh token detected: the application's access was revoked",
+  // [security]
+  'personal_token.reported_leaked': 'A personal access token was reported as leaked and revoked',
+  'password.changed': 'Changed the password',
+  'session.signed_out': 'Signed out a browser session',
 };
 
 export function securityPage(view: SettingsFrame & { events: AuditEventRow[] }): string {

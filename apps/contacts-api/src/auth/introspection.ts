@@ -4,7 +4,15 @@
  */
 export type Introspection =
   | { active: false }
-  | { active: true; memberId: number; scopes: string[]; clientId: string | undefined; exp: number | undefined };
+  | {
+      active: true;
+      memberId: number;
+      scopes: string[];
+      clientId: string | undefined;
+      exp: number | undefined;
+      /** The DPoP key thumbprint the token is bound to (`cnf.jkt`, RFC 9449 §6.2); undefined for a bearer token. */
+      jkt?: string | undefined;
+    };
 
 /** The authorization server could not give an answer (down, timing out, or misconfigured). */
 export class AuthServerUnavailable extends Error {}
@@ -66,5 +74,13 @@ export function parseIntrospection(body: Record<string, unknown>): Introspection
     scopes: typeof body.scope === 'string' ? body.scope.split(' ').filter(Boolean) : [],
     clientId: typeof body.client_id === 'string' ? body.client_id : undefined,
     exp,
+    jkt: dpopThumbprintOf(body.cnf),
   };
+}
+
+/** [security] `cnf.jkt` of a DPoP-bound token (RFC 9449 §6.2). */
+function dpopThumbprintOf(cnf: unknown): string | undefined {
+  if (cnf === null || typeof cnf !== 'object') return undefined;
+  const jkt = (cnf as Record<string, unknown>).jkt;
+  return typeof jkt === 'string' && jkt !== '' ? jkt : undefined;
 }

@@ -1,7 +1,7 @@
 import type { Logger, RateLimit } from '@contacts/config';
 import { type Database, sharedRateLimiter, tokenHash } from '@contacts/db';
 import type { Middleware } from 'koa';
-import { bearerToken } from '../auth/bearer';
+import { presentedAccessToken } from '../auth/sender-constraint';
 import { ApiError } from './errors';
 
 /**
@@ -15,7 +15,8 @@ export function perTokenRateLimit(db: Database, limit: RateLimit, logger: Logger
   const consume = sharedRateLimiter(db, limit, 'api_token', (message) => logger.warn(message));
 
   return async (ctx, next) => {
-    const token = bearerToken(ctx.get('authorization') || undefined);
+    // [security] Bearer and DPoP tokens alike
+    const token = presentedAccessToken(ctx.get('authorization') || undefined);
     if (!token) return next();
     const verdict = await consume(tokenHash(token));
     if (verdict && !verdict.allowed) {

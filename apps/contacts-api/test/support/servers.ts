@@ -16,6 +16,8 @@ export interface Stack {
   api: ContactsApi;
   apiUrl: string;
   authUrl: string;
+  /** The API's configuration (a second replica of it can be started on the same database). */
+  apiConfig: ContactsApiConfig;
   /** Stops the auth server's HTTP listener (the "authorization server down" case). */
   stopAuth(): Promise<void>;
   close(): Promise<void>;
@@ -43,9 +45,15 @@ export interface StackOptions {
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const database: TestDatabase = await createTestDatabase();
   const logger = createLogger('test', { NODE_ENV: 'test' });
-  const authConfig = await loadAuthConfig({ NODE_ENV: 'test', DATA_DIR: '/tmp/contacts-api-test-auth' }, { port: 0 });
+  // The issuer must be the URL the auth server answers at (OAuth clients check it); reserve the port first.
+  const authListener = await listen(() => {});
+  const authConfig = await loadAuthConfig(
+    { NODE_ENV: 'test', DATA_DIR: '/tmp/contacts-api-test-auth', PUBLIC_URL: authListener.url },
+    { port: 0 },
+  );
   const auth = await createAuthServer({ db: database.db, config: authConfig, logger });
-  const authListener = await listen(auth.app.callback());
+  authListener.server.removeAllListeners('request');
+  authListener.server.on('request', auth.app.callback());
   let authUp = true;
 
   // The API's public URL must be known before it starts (image_url); reserve the port first.
@@ -70,6 +78,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     api,
     apiUrl: apiListener.url,
     authUrl: authListener.url,
+    apiConfig: config,
     async stopAuth() {
       if (!authUp) return;
       authUp = false;

@@ -5,11 +5,13 @@ export interface MemberSessionRow {
   member_id: number;
   created_at: Date;
   expires_at: Date;
+  user_agent?: string | null;
+  ip?: string | null;
 }
 
 export async function insertMemberSession(
   db: Database,
-  session: Pick<MemberSessionRow, 'id_hash' | 'member_id' | 'expires_at'>,
+  session: Pick<MemberSessionRow, 'id_hash' | 'member_id' | 'expires_at' | 'user_agent' | 'ip'>,
 ) {
   await db('member_sessions').insert(session);
 }

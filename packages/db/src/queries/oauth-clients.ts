@@ -8,6 +8,8 @@ export interface OAuthClientRow {
   secret_hash: string | null;
   redirect_uris: string[];
   is_public: boolean;
+  /** The client must bind its tokens to a DPoP key (RFC 9449). */
+  dpop_bound_access_tokens: boolean;
   created_at: Date;
   updated_at: Date;
 }
@@ -19,13 +21,15 @@ const CLIENT_COLUMNS: Array<keyof OAuthClientRow> = [
   'secret_hash',
   'redirect_uris',
   'is_public',
+  'dpop_bound_access_tokens',
   'created_at',
   'updated_at',
 ];
 
 export async function insertOAuthClient(
   db: Database,
-  client: Pick<OAuthClientRow, 'client_id' | 'owner_id' | 'name' | 'secret_hash' | 'redirect_uris' | 'is_public'>,
+  client: Pick<OAuthClientRow, 'client_id' | 'owner_id' | 'name' | 'secret_hash' | 'redirect_uris' | 'is_public'> &
+    Partial<Pick<OAuthClientRow, 'dpop_bound_access_tokens'>>,
 ): Promise<OAuthClientRow> {
   const [row] = await db<OAuthClientRow>('oauth_clients').insert(client).returning('*');
   return row as OAuthClientRow;

@@ -1,0 +1,99 @@
+import { createHash } from 'node:crypto';
+import {
+  type Database,
+  deleteBrowserSessionOf,
+  deleteOtherBrowserSessions,
+  findMemberById,
+  listBrowserSessionsOf,
+  revokeEverythingOf,
+  updateMemberPasswordHash,
+} from '@contacts/db';
+import { requireAcceptablePassword } from './password-policy';
+import { hashSecret, verifySecret } from './passwords';
+import type { SignInGuard } from './sign-in-guard';
+import { InputError } from './validation';
+
+/** A browser session as the member sees it; `handle` names it in forms without revealing its key. */
+export interface BrowserSession {
+  handle: string;
+  current: boolean;
+  createdAt: Date;
+  expiresAt: Date;
+  userAgent: string | null;
+  ip: string | null;
+}
+
+const handleOf = (idHash: string) =>
+  createHash('sha256').update(`session-handle:${idHash}`).digest('base64url').slice(0, 22);
+
+export async function listBrowserSessions(
+  db: Database,
+  memberId: number,
+  currentIdHash: string | undefined,
+): Promise<BrowserSession[]> {
+  return (await listBrowserSessionsOf(db, memberId)).map((row) => ({
+    handle: handleOf(row.id_hash),
+    current: row.id_hash === currentIdHash,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    userAgent: row.user_agent,
+    ip: row.ip,
+  }));
+}
+
+/** Ends one of the member's sessions; returns whether it was this browser's. */
+export async function signOutBrowserSession(
+  db: Database,
+  memberId: number,
+  handle: unknown,
+  currentIdHash: string | undefined,
+): Promise<{ current: boolean }> {
+  const match = (await listBrowserSessionsOf(db, memberId)).find((row) => handleOf(row.id_hash) === handle);
+  if (!match || !(await deleteBrowserSessionOf(db, memberId, match.id_hash))) {
+    throw new InputError('No such session (it may have ended already).', 'session');
+  }
+  return { current: match.id_hash === currentIdHash };
+}
+
+export interface PasswordChange {
+  memberId: number;
+  currentPassword: unknown;
+  newPassword: unknown;
+  /** Also revoke every token and consent (personal tokens and applications alike). */
+  revokeTokens: boolean;
+  /** This browser's session, which stays signed in. */
+  keepSessionIdHash: string;
+  ip: string;
+}
+
+/**
+ * Changes the member's password: the current one is required (failures count against the
+ * sign-in throttle, so this is no way around it), the new one must pass the password policy.
+ * Every other browser session is signed out, and with `revokeTokens` every token too, in the
+ * same transaction as the new hash.
+ */
+export async function changePassword(
+  db: Database,
+  guard: SignInGuard,
+  change: PasswordChange,
+): Promise<{ otherSessionsEnded: number }> {
+  const member = await findMemberById(db, change.memberId);
+  if (!member) throw new InputError('No such member.', 'member');
+  if ((await guard.retryAfter(member.email, change.ip)) !== undefined) {
+    throw new InputError('Too many wrong passwords. Try again later.', 'current_password');
+  }
+  const current = typeof change.currentPassword === 'string' ? change.currentPassword : '';
+  if (!(await verifySecret(member.password_hash, current))) {
+    await guard.failed(member.email, change.ip);
+    throw new InputError('The current password is not correct.', 'current_password');
+  }
+  const next = requireAcceptablePassword(change.newPassword, 'new_password');
+  if (next === current) throw new InputError('The new password must differ from the current one.', 'new_password');
+  const hash = await hashSecret(next);
+  return db.transaction(async (trx) => {
+    await updateMemberPasswordHash(trx, member.id, hash);
+    const otherSessionsEnded = await deleteOtherBrowserSessions(trx, member.id, change.keepSessionIdHash);
+    if (change.revokeTokens) await revokeEverythingOf(trx, member.id);
+    return { otherSessionsEnded };
+  });
+}

@@ -1,0 +1,64 @@
+import type { BrowserSession } from '../lib/account-security';
+import { MIN_PASSWORD_LENGTH } from '../lib/password-policy';
+import { html, type SafeHtml } from './html';
+import { type LayoutOptions, layout } from './layout';
+
+export interface AccountFrame {
+  member: { name: string; email: string };
+  csrfToken: string;
+  error?: string;
+  notice?: string;
+}
+
+const when = (value: Date) => value.toISOString().replace('T', ' ').slice(0, 16);
+
+function page(view: AccountFrame, current: NonNullable<LayoutOptions['current']>, title: string, body: SafeHtml) {
+  return layout(
+    { title, member: view.member, csrfToken: view.csrfToken, current },
+    html`<h1>${title}</h1>
+      ${view.error ? html`<p class="error" role="alert">${view.error}</p>` : ''}
+      ${view.notice ? html`<p class="notice card" role="status">${view.notice}</p>` : ''}
+      ${body}`,
+  );
+}
+
+export function sessionsPage(view: AccountFrame & { sessions: BrowserSession[] }): string {
+  return page(
+    view,
+    'sessions',
+    'Browser sessions',
+    html`<section class="card">
+      <p class="hint">Where you are signed in to these pages. Signing a session out does not revoke tokens.</p>
+      <table><thead><tr><th scope="col">Browser</th><th scope="col">From</th><th scope="col">Signed in (UTC)</th><th scope="col">Actions</th></tr></thead><tbody>
+      ${view.sessions.map(
+        (session) => html`<tr class="session">
+          <td>${session.userAgent ?? 'unknown'}${session.current ? html` <strong>(this browser)</strong>` : ''}</td>
+          <td>${session.ip ?? ''}</td><td>${when(session.createdAt)}</td>
+          <td><form method="post" action="/settings/sessions/${session.handle}/sign-out">
+            <input type="hidden" name="csrf" value="${view.csrfToken}">
+            <button type="submit" class="danger">Sign out</button></form></td></tr>`,
+      )}</tbody></table>
+    </section>`,
+  );
+}
+
+export function passwordPage(view: AccountFrame): string {
+  return page(
+    view,
+    'password',
+    'Change your password',
+    html`<section class="card">
+      <form method="post" action="/settings/password">
+        <input type="hidden" name="csrf" value="${view.csrfToken}">
+        <label for="current-password">Current password</label>
+        <input type="password" id="current-password" name="current_password" autocomplete="current-password" required>
+        <label for="new-password">New password</label>
+        <input type="password" id="new-password" name="new_password" autocomplete="new-password" required minlength="${String(MIN_PASSWORD_LENGTH)}" aria-describedby="new-password-hint">
+        <p class="hint" id="new-password-hint">At least ${String(MIN_PASSWORD_LENGTH)} characters; very common passwords are refused.</p>
+        <div><input type="checkbox" id="revoke-tokens" name="revoke_tokens"> <label for="revoke-tokens" class="inline">Also revoke all my tokens and application access</label></div>
+        <p class="hint">Every other browser session is signed out.</p>
+        <div class="actions"><button type="submit" class="primary">Change password</button></div>
+      </form>
+    </section>`,
+  );
+}

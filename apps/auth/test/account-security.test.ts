@@ -1,0 +1,178 @@
+import { listAuditEventsOf } from '@contacts/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireAcceptablePassword } from '../src/lib/password-policy';
+import { InputError } from '../src/lib/validation';
+import { type RunningAuthServer, startAuthServer } from './support/auth-server';
+import { aMember } from './support/factories';
+import { httpBrowser } from './support/http-browser';
+
+let server: RunningAuthServer;
+beforeAll(async () => {
+  server = await startAuthServer();
+});
+afterAll(async () => server?.stop());
+
+const eventsOf = async (memberId: number) =>
+  (await listAuditEventsOf(server.database.db, memberId)).map((event) => event.event);
+
+describe('password policy', () => {
+  it.each([
+    { password: 'elevenchars', why: 'shorter than 12 characters' },
+    { password: 'qwerty123456', why: 'a common password' },
+    { password: 'QWERTY123456', why: 'a common password in other case' },
+    { password: '1qaz2wsx3edc', why: 'a keyboard walk from the list' },
+    { password: 'x'.repeat(1025), why: 'longer than 1024 characters' },
+    { password: 'ééééééééééé', why: '11 characters although 22 bytes' },
+  ])('refuses $why', ({ password }) => {
+    expect(() => requireAcceptablePassword(password)).toThrow(InputError);
+  });
+
+  it('accepts a long uncommon passphrase', () => {
+    expect(requireAcceptablePassword('violet otter lamp 42')).toBe('violet otter lamp 42');
+  });
+});
+
+describe('sign-in', () => {
+  it('gives the browser a new session id at every sign-in and ends the one it had', async () => {
+    const member = await aMember(server.database.db);
+    const browser = httpBrowser(server.baseUrl);
+    await browser.signIn(member.email, member.password);
+    const first = browser.cookies.get('member_session');
+    await browser.signIn(member.email, member.password);
+    const second = browser.cookies.get('member_session');
+    expect(first).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(second).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(second).not.toBe(first);
+    const rows = await server.database.db('member_sessions').where({ member_id: member.id });
+    expect(rows).toHaveLength(1);
+  });
+
+  it('does not keep a session id planted before sign-in', async () => {
+    const member = await aMember(server.database.db);
+    const browser = httpBrowser(server.baseUrl);
+    browser.cookies.set('member_session', 'planted-by-an-attacker');
+    await browser.signIn(member.email, member.password);
+    expect(browser.cookies.get('member_session')).not.toBe('planted-by-an-attacker');
+    expect((await browser.get('/settings/sessions')).status).toBe(200);
+  });
+});
+
+describe('browser sessions page', () => {
+  it('lists the member’s sessions and signs another one out; that browser is signed out', async () => {
+    const member = await aMember(server.database.db);
+    const laptop = httpBrowser(server.baseUrl, 'Laptop/1.0');
+    const phone = httpBrowser(server.baseUrl, 'Phone/2.0');
+    await laptop.signIn(member.email, member.password);
+    await phone.signIn(member.email, member.password);
+
+    const page = await laptop.get('/settings/sessions');
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('Laptop/1.0 <strong>(this browser)</strong>');
+    expect(page.html).toContain('Phone/2.0');
+    expect(page.html).not.toContain('Phone/2.0 <strong>');
+    const rows = page.html.split('<tr class="session">').slice(1);
+    const phoneRow = rows.find((row) => row.includes('Phone/2.0')) as string;
+    const action = /action="([^"]+)"/.exec(phoneRow)?.[1] as string;
+
+    const signedOut = await laptop.submit('/settings/sessions', action, {});
+    expect(signedOut.status).toBe(200);
+    expect(signedOut.html).not.toContain('Phone/2.0');
+    expect((await phone.get('/settings/sessions')).status).toBe(302);
+    expect((await laptop.get('/settings/sessions')).status).toBe(200);
+    expect(await eventsOf(member.id)).toContain('session.signed_out');
+  });
+
+  it('refuses a sign-out without the CSRF token', async () => {
+    const member = await aMember(server.database.db);
+    const browser = httpBrowser(server.baseUrl);
+    await browser.signIn(member.email, member.password);
+    const page = await browser.get('/settings/sessions');
+    const action = /action="(\/settings\/sessions\/[^"]+)"/.exec(page.html)?.[1] as string;
+    const response = await fetch(`${server.baseUrl}${action}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        cookie: [...browser.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
+      },
+      body: 'csrf=forged',
+    });
+    expect(response.status).toBe(403);
+    expect((await browser.get('/settings/sessions')).status).toBe(200);
+  });
+
+  it('sends a signed-out visitor to the sign-in page', async () => {
+    const response = await httpBrowser(server.baseUrl).get('/settings/sessions');
+    expect(response.status).toBe(302);
+    expect(response.location).toBe('/login?return_to=%2Fsettings%2Fsessions');
+  });
+});
+
+describe('changing the password', () => {
+  it('needs the current password', async () => {
+    const member = await aMember(server.database.db);
+    const browser = httpBrowser(server.baseUrl);
+    await browser.signIn(member.email, member.password);
+    const result = await browser.submit('/settings/password', '/settings/password', {
+      current_password: 'not the password at all',
+      new_password: 'a brand new passphrase',
+    });
+    expect(result.status).toBe(422);
+    expect(result.html).toContain('The current password is not correct.');
+    await browser.signIn(member.email, member.password);
+  });
+
+  it('applies the password policy to the new password', async () => {
+    const member = await aMember(server.database.db);
+    const browser = httpBrowser(server.baseUrl);
+    await browser.signIn(member.email, member.password);
+    const result = await browser.submit('/settings/password', '/settings/password', {
+      current_password: member.password,
+      new_password: 'qwerty123456',
+    });
+    expect(result.status).toBe(422);
+    expect(result.html).toContain('one of the most common');
+  });
+
+  it('signs every other session out, keeps this one, and the new password works', async () => {
+    const member = await aMember(server.database.db);
+    const here = httpBrowser(server.baseUrl);
+    const elsewhere = httpBrowser(server.baseUrl);
+    await here.signIn(member.email, member.password);
+    await elsewhere.signIn(member.email, member.password);
+    const token = await server.auth.personalTokens.create(member.id, { name: 'kept', scopes: ['contacts:read'] });
+
+    const result = await here.submit('/settings/password', '/settings/password', {
+      current_password: member.password,
+      new_password: 'a brand new passphrase',
+    });
+    expect(result.status).toBe(200);
+    expect(result.html).toContain('1 other session(s) were signed out.');
+    expect((await elsewhere.get('/settings/sessions')).status).toBe(302);
+    expect((await here.get('/settings/sessions')).status).toBe(200);
+    await expect(httpBrowser(server.baseUrl).signIn(member.email, member.password)).rejects.toThrow('401');
+    await httpBrowser(server.baseUrl).signIn(member.email, 'a brand new passphrase');
+    // Tokens are kept unless asked.
+    expect((await server.auth.provider.AccessToken.find(token.token))?.accountId).toBe(String(member.id));
+    const events = await server.database.db('audit_events').where({ member_id: member.id, event: 'password.changed' });
+    expect(events).toHaveLength(1);
+    expect(events[0].details).toEqual({ other_sessions_signed_out: 1, tokens_revoked: false });
+  });
+
+  it('revokes every token when asked', async () => {
+    const member = await aMember(server.database.db);
+    const browser = httpBrowser(server.baseUrl);
+    await browser.signIn(member.email, member.password);
+    const token = await server.auth.personalTokens.create(member.id, { name: 'gone', scopes: ['contacts:read'] });
+    const result = await browser.submit('/settings/password', '/settings/password', {
+      current_password: member.password,
+      new_password: 'another fresh passphrase',
+      revoke_tokens: 'on',
+    });
+    expect(result.status).toBe(200);
+    expect(await server.auth.provider.AccessToken.find(token.token)).toBeUndefined();
+    const [row] = await server.database.db('personal_access_tokens').where({ id: token.id });
+    expect(row.revoked_at).toBeInstanceOf(Date);
+    expect(await eventsOf(member.id)).toContain('password.changed');
+  });
+});

@@ -1,0 +1,58 @@
+/**
+ * A browser without a window, for the auth app's own pages: it keeps cookies, follows no
+ * redirects by itself, and submits forms with the CSRF token of the page they are on.
+ */
+export interface HttpBrowser {
+  cookies: Map<string, string>;
+  get(path: string): Promise<{ status: number; location: string | null; html: string }>;
+  /** Loads `formPage`, then posts its form whose action is `action` with these fields. */
+  submit(
+    formPage: string,
+    action: string,
+    fields: Record<string, string>,
+  ): Promise<{ status: number; location: string | null; html: string }>;
+  signIn(email: string, password: string): Promise<void>;
+}
+
+export function httpBrowser(baseUrl: string, userAgent = 'TestBrowser/1.0'): HttpBrowser {
+  const cookies = new Map<string, string>();
+  const send = async (path: string, init: RequestInit = {}) => {
+    const response = await fetch(`${baseUrl}${path}`, {
+      ...init,
+      redirect: 'manual',
+      headers: {
+        ...(init.headers as Record<string, string>),
+        'user-agent': userAgent,
+        cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; '),
+      },
+    });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = ''] = line.split(';');
+      const at = pair.indexOf('=');
+      const name = pair.slice(0, at).trim();
+      const value = pair.slice(at + 1).trim();
+      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) cookies.delete(name);
+      else cookies.set(name, value);
+    }
+    return { status: response.status, location: response.headers.get('location'), html: await response.text() };
+  };
+  const browser: HttpBrowser = {
+    cookies,
+    get: (path) => send(path),
+    async submit(formPage, action, fields) {
+      const page = await send(formPage);
+      const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)?.[1];
+      if (!csrf) throw new Error(`no CSRF token on ${formPage} (status ${page.status})`);
+      return send(action, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrf, ...fields }).toString(),
+      });
+    },
+    async signIn(email, password) {
+      const result = await browser.submit('/login', '/login?return_to=%2Fsettings%2Fsessions', { email, password });
+      if (result.status !== 303) throw new Error(`sign-in answered ${result.status}`);
+    },
+  };
+  return browser;
+}

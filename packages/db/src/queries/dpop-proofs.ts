@@ -1,0 +1,30 @@
+import { createHash } from 'node:crypto';
+import type { Database } from '../connection';
+
+/**
+ * Remembers a DPoP proof's jti (per key) until `expiresAt`; false when it was already seen and
+ * has not expired — a replay. One statement, so two replicas racing with the same proof cannot
+ * both win: the primary key decides. An expired row with the same key is taken over.
+ */
+export async function rememberDpopProof(db: Database, jkt: string, jti: string, expiresAt: Date): Promise<boolean> {
+  const key = createHash('sha256').update(`${jkt}\u0000${jti}`).digest('base64url');
+  const result = await db.raw<{ rows: unknown[] }>(
+    `insert into dpop_proofs (key, expires_at) values (?, ?)
+     on conflict (key) do update set expires_at = excluded.expires_at
+       where dpop_proofs.expires_at <= now()
+     returning key`,
+    [key, expiresAt],
+  );
+  return result.rows.length === 1;
+}
+
+/** Deletes proofs whose window has passed (a replay of them is refused by its age); returns how many. */
+export async function deleteExpiredDpopProofs(db: Database, limit = 10_000): Promise<number> {
+  const result = await db.raw<{ rowCount: number | null }>(
+    `delete from dpop_proofs where key in (
+       select key from dpop_proofs where expires_at <= now() limit ?
+     )`,
+    [limit],
+  );
+  return result.rowCount ?? 0;
+}

@@ -1,0 +1,32 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deleteExpiredDpopProofs, rememberDpopProof } from '../src/index';
+import { createTestDatabase, type TestDatabase } from '../src/testing/index';
+
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(async () => database?.drop());
+
+const inSeconds = (seconds: number) => new Date(Date.now() + seconds * 1000);
+
+describe('dpop_proofs', () => {
+  it('accepts a jti once per key, across concurrent attempts', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => rememberDpopProof(database.db, 'key-a', 'jti-1', inSeconds(60))),
+    );
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await rememberDpopProof(database.db, 'key-b', 'jti-1', inSeconds(60))).toBe(true);
+  });
+
+  it('takes over an expired entry, and the cleanup deletes expired entries only', async () => {
+    expect(await rememberDpopProof(database.db, 'key-c', 'jti-2', inSeconds(-1))).toBe(true);
+    expect(await rememberDpopProof(database.db, 'key-c', 'jti-2', inSeconds(60))).toBe(true);
+    expect(await rememberDpopProof(database.db, 'key-c', 'jti-2', inSeconds(60))).toBe(false);
+    await rememberDpopProof(database.db, 'key-d', 'jti-3', inSeconds(-5));
+    const before = Number((await database.db('dpop_proofs').count<{ count: string }[]>('* as count'))[0]?.count);
+    expect(await deleteExpiredDpopProofs(database.db)).toBe(1);
+    const after = Number((await database.db('dpop_proofs').count<{ count: string }[]>('* as count'))[0]?.count);
+    expect(after).toBe(before - 1);
+  });
+});
