@@ -1,5 +1,5 @@
 import { createClient } from 'redis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import { anApplication, type TestApplication } from './support/factories';
 
@@ -73,8 +73,13 @@ describe('token endpoint rate limit per client', () => {
     const anonymous = await form({ grant_type: 'refresh_token' });
     expect(anonymous.status).toBe(400);
     expect(anonymous.headers.get('ratelimit-limit')).toBe('4');
-    const keys = (await server.database.db('rate_limits').select('key')).map((row: { key: string }) => row.key);
-    expect(keys).toContain('token_client:ip:127.0.0.1');
+    await vi.waitFor(
+      async () =>
+        expect(
+          (await server.database.db('rate_limits').select('key')).map((row: { key: string }) => row.key),
+        ).toContain('token_client:ip:127.0.0.1'),
+      { timeout: 3_000 },
+    );
     const huge = await form({ grant_type: 'refresh_token', padding: 'x'.repeat(60 * 1024) });
     expect(huge.status).toBe(400);
     expect(((await huge.json()) as { error: string }).error).toBe('invalid_request');
@@ -104,7 +109,9 @@ describe('token endpoint rate limit per client', () => {
         statuses.push(response.status);
       }
       expect(statuses).toEqual([400, 400, 429]);
-      expect(await redis.keys(`token_client:${client.client_id}`)).toHaveLength(1);
+      await vi.waitFor(async () => expect(await redis.keys(`token_client:${client.client_id}`)).toHaveLength(1), {
+        timeout: 3_000,
+      });
       expect(await withRedis.database.db('rate_limits').count({ n: '*' }).first()).toEqual({ n: 0 });
     } finally {
       await withRedis.stop();

@@ -1,10 +1,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { loadAuthConfig } from '@contacts/auth';
 import { createLogger } from '@contacts/config';
-import { tokenHash } from '@contacts/db';
+import { DEFAULT_FLUSH_INTERVAL_MS, tokenHash } from '@contacts/db';
 import { createClient } from 'redis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createContactsApi } from '../src/index';
 import { aClient } from './support/factories';
 import { type Stack, startStack } from './support/servers';
@@ -53,7 +54,7 @@ describe('rate limit per token', () => {
     expect(anonymous.headers.get('ratelimit-limit')).toBeNull();
   });
 
-  it('shares the count between replicas through PostgreSQL, and stores no token value', async () => {
+  it('shares the count between replicas through PostgreSQL at each flush, and stores no token value', async () => {
     const authConfig = await loadAuthConfig({ NODE_ENV: 'test', DATA_DIR: '/tmp/contacts-api-test-auth' }, { port: 0 });
     const replica = await createContactsApi({
       db: stack.db,
@@ -75,11 +76,24 @@ describe('rate limit per token', () => {
       const client = await aClient(stack);
       const viaReplica = (path: string) =>
         fetch(`${replicaUrl}${path}`, { headers: { authorization: `Bearer ${client.token}` } });
-      for (let n = 0; n < 3; n++) expect((await client.json('/v4/contacts')).status).toBe(200);
-      expect((await viaReplica('/v4/contacts')).headers.get('ratelimit-remaining')).toBe('1');
+      const storedCount = async () =>
+        (
+          await stack
+            .db('rate_limits')
+            .where({ key: `api_token:${tokenHash(client.token)}` })
+            .first()
+        )?.points;
+      for (let n = 0; n < 4; n++) expect((await client.json('/v4/contacts')).status).toBe(200);
+      await vi.waitFor(async () => expect(await storedCount()).toBe(4), { timeout: 3_000 });
+      // The replica admits the fifth request, learns the shared total at its flush, then refuses.
       expect((await viaReplica('/v4/contacts')).status).toBe(200);
-      expect((await client.json('/v4/contacts')).status).toBe(429);
+      await sleep(DEFAULT_FLUSH_INTERVAL_MS + 300);
       expect((await viaReplica('/v4/contacts')).status).toBe(429);
+      // The first replica still believes 4 were used until its next flush: the documented margin.
+      expect([200, 429]).toContain((await client.json('/v4/contacts')).status);
+      await sleep(DEFAULT_FLUSH_INTERVAL_MS + 300);
+      expect((await client.json('/v4/contacts')).status).toBe(429);
+      expect(await storedCount()).toBeLessThanOrEqual(6);
 
       const keys = (await stack.db('rate_limits').select('key')).map((row: { key: string }) => row.key);
       expect(keys.some((key) => key.startsWith('api_token:'))).toBe(true);
@@ -108,7 +122,9 @@ describe('rate limit per token', () => {
       const statuses: number[] = [];
       for (let n = 0; n < 4; n++) statuses.push((await client.json('/v4/contacts')).status);
       expect(statuses).toEqual([200, 200, 200, 429]);
-      expect(await redis.keys('api_token:*')).toContain(`api_token:${tokenHash(client.token)}`);
+      await vi.waitFor(async () => expect(await redis.get(`api_token:${tokenHash(client.token)}`)).toBe('3'), {
+        timeout: 3_000,
+      });
       expect(await withRedis.db('rate_limits').count({ n: '*' }).first()).toEqual({ n: 0 });
     } finally {
       await withRedis.close();

@@ -20,6 +20,7 @@ export * from './queries/members';
 export * from './queries/oauth-clients';
 export * from './queries/personal-access-tokens';
 export * from './queries/token-revocations';
+export { DEFAULT_FLUSH_INTERVAL_MS } from './rate-limit/windowed-limiter';
 export * from './rate-limiter';
 export * from './readiness';
 export * from './request-scope';

@@ -1,12 +1,10 @@
-import {
-  RateLimiterMemory,
-  RateLimiterPostgres,
-  RateLimiterRedis,
-  RateLimiterRes,
-  RLWrapperTimeouts,
-} from 'rate-limiter-flexible';
-import { createClient } from 'redis';
+import { createClient, type RedisClientType } from 'redis';
 import type { Database } from './connection';
+import { postgresCounterStore } from './rate-limit/postgres-counter-store';
+import { redisCounterStore } from './rate-limit/redis-counter-store';
+import { type CounterStore, type RateLimitVerdict, WindowedLimiter } from './rate-limit/windowed-limiter';
+
+export type { RateLimitVerdict } from './rate-limit/windowed-limiter';
 
 export interface RateLimitSettings {
   points: number;
@@ -15,83 +13,49 @@ export interface RateLimitSettings {
   redisUrl?: string | undefined;
 }
 
-/** Whether a request may go on, and the RateLimit-* headers (IETF draft) describing the window. */
-export interface RateLimitVerdict {
-  allowed: boolean;
-  headers: { 'RateLimit-Limit': string; 'RateLimit-Remaining': string; 'RateLimit-Reset': string };
+export interface SharedRateLimiter {
+  /** Counts one request for `key`; decided in memory, never waiting for the store. */
+  consume(key: string): RateLimitVerdict;
+  /** Shares the counts not yet sent (tests; a shutting-down process). */
+  flush(): Promise<void>;
 }
 
 /**
- * A rate limiter shared by every replica: counts in PostgreSQL (table rate_limits), or in Redis
- * when a URL is given. When the store does not answer within a second, each process counts in
- * memory meanwhile, so an outage of the store neither blocks nor stalls requests. Resolves
- * undefined when a request could not be counted at all (it is let through).
+ * A rate limiter shared by every replica: each process decides from memory and adds its counts
+ * to PostgreSQL (table rate_limits), or Redis when a URL is given, in batches (see
+ * WindowedLimiter for how far N replicas can go over a limit, and for how long).
  */
 export function sharedRateLimiter(
   db: Database,
   settings: RateLimitSettings,
   keyPrefix: string,
   warn: (message: string) => void,
-): (key: string) => Promise<RateLimitVerdict | undefined> {
-  const options = { keyPrefix, points: settings.points, duration: settings.duration };
-  const limiter = new RLWrapperTimeouts({
-    limiter: sharedStore(db, settings, options, warn),
-    timeoutMs: 1_000,
-    insuranceLimiter: new RateLimiterMemory(options),
+): SharedRateLimiter {
+  const store = settings.redisUrl
+    ? redisCounterStore(redisClient(settings.redisUrl, warn), keyPrefix)
+    : postgresCounterStore(db, keyPrefix);
+  const limiter = new WindowedLimiter(store satisfies CounterStore, {
+    points: settings.points,
+    duration: settings.duration,
+    warn,
   });
-  const verdict = (allowed: boolean, result: RateLimiterRes): RateLimitVerdict => ({
-    allowed,
-    headers: {
-      'RateLimit-Limit': String(settings.points),
-      'RateLimit-Remaining': String(Math.max(0, result.remainingPoints)),
-      'RateLimit-Reset': String(Math.max(1, Math.ceil(result.msBeforeNext / 1000))),
-    },
-  });
-  return async (key) => {
-    try {
-      return verdict(true, await limiter.consume(key));
-    } catch (error) {
-      if (error instanceof RateLimiterRes) return verdict(false, error);
-      warn(`rate limit not counted: ${(error as Error).message}`);
-      return undefined;
-    }
-  };
+  return { consume: (key) => limiter.consume(key), flush: () => limiter.flush() };
 }
 
 /**
- * The Redis client never queues commands while disconnected (the in-memory insurance counts
- * meanwhile) and does not keep the process alive.
+ * The Redis client never queues commands while disconnected (the counts stay pending in the
+ * process meanwhile) and does not keep the process alive.
  */
-function sharedStore(
-  db: Database,
-  settings: RateLimitSettings,
-  options: { keyPrefix: string; points: number; duration: number },
-  warn: (message: string) => void,
-) {
-  if (settings.redisUrl) {
-    const client = createClient({
-      url: settings.redisUrl,
-      disableOfflineQueue: true,
-      socket: { connectTimeout: 1_000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 5_000) },
-    });
-    client.on('error', (error: Error) => warn(`rate limit store (Redis) unavailable: ${error.message}`));
-    client.connect().then(
-      () => client.unref(),
-      () => {},
-    );
-    return new RateLimiterRedis({
-      ...options,
-      storeClient: client,
-      useRedisPackage: true,
-      rejectIfRedisNotReady: true,
-    });
-  }
-  return new RateLimiterPostgres({
-    ...options,
-    storeClient: db,
-    storeType: 'knex',
-    tableName: 'rate_limits',
-    tableCreated: true,
-    clearExpiredByTimeout: false,
+function redisClient(url: string, warn: (message: string) => void): RedisClientType {
+  const client: RedisClientType = createClient({
+    url,
+    disableOfflineQueue: true,
+    socket: { connectTimeout: 1_000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 5_000) },
   });
+  client.on('error', (error: Error) => warn(`rate limit store (Redis) unavailable: ${error.message}`));
+  client.connect().then(
+    () => client.unref(),
+    () => {},
+  );
+  return client;
 }

@@ -5,8 +5,8 @@ import { readTokenRequestBody } from './token-body';
 
 /**
  * The token endpoint's rate limit per client (its client_id, from the Basic header or the
- * body; the caller's IP address when it names none), counted in PostgreSQL so that every replica
- * shares it; when PostgreSQL does not answer within a second, each process counts in memory.
+ * body; the caller's IP address when it names none), decided in memory and shared by every
+ * replica through PostgreSQL (or Redis) in batches (see sharedRateLimiter).
  * A form body is read here to find the client_id and handed to oidc-provider already read (as
  * tokenJsonBody does for JSON), so the provider parses exactly the same bytes.
  * Answers carry RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; over the limit:
@@ -14,7 +14,7 @@ import { readTokenRequestBody } from './token-body';
  */
 export function tokenRateLimit(db: Database, limit: RateLimit | undefined, logger: Logger) {
   if (!limit) return (_ctx: Context, next: Next) => next();
-  const consume = sharedRateLimiter(db, limit, 'token_client', (message) => logger.warn(message));
+  const limiter = sharedRateLimiter(db, limit, 'token_client', (message) => logger.warn(message));
 
   return async function rateLimitTokenEndpoint(ctx: Context, next: Next) {
     if (ctx.method !== 'POST' || ctx.path !== '/oauth/token') return next();
@@ -30,8 +30,8 @@ export function tokenRateLimit(db: Database, limit: RateLimit | undefined, logge
       }
     }
     const key = clientIdOf(ctx.get('authorization'), req.body) ?? `ip:${ctx.ip}`;
-    const verdict = await consume(key.slice(0, 200));
-    if (verdict && !verdict.allowed) {
+    const verdict = limiter.consume(key.slice(0, 200));
+    if (!verdict.allowed) {
       const reset = verdict.headers['RateLimit-Reset'];
       ctx.set({ ...verdict.headers, 'Retry-After': reset, 'Cache-Control': 'no-store' });
       ctx.status = 429;
@@ -41,7 +41,7 @@ export function tokenRateLimit(db: Database, limit: RateLimit | undefined, logge
       };
       return;
     }
-    if (verdict) ctx.set(verdict.headers);
+    ctx.set(verdict.headers);
     await next();
   };
 }

@@ -6,26 +6,25 @@ import { ApiError } from './errors';
 
 /**
  * The API's rate limit per bearer token (by its SHA-256; the token itself is never stored),
- * counted in PostgreSQL so that every replica shares it. When PostgreSQL does not answer within
- * a second, each process counts on its own in memory until it does (an outage of the store
- * neither blocks nor stalls the API). Every answer carries RateLimit-Limit, RateLimit-Remaining
+ * decided in memory and shared by every replica through PostgreSQL (or Redis) in batches; see
+ * sharedRateLimiter for the accuracy that costs. Every answer carries RateLimit-Limit, RateLimit-Remaining
  * and RateLimit-Reset (seconds); a request over the limit gets 429 with Retry-After.
  */
 export function perTokenRateLimit(db: Database, limit: RateLimit, logger: Logger): Middleware {
-  const consume = sharedRateLimiter(db, limit, 'api_token', (message) => logger.warn(message));
+  const limiter = sharedRateLimiter(db, limit, 'api_token', (message) => logger.warn(message));
 
   return async (ctx, next) => {
     // [security] Bearer and DPoP tokens alike
     const token = presentedAccessToken(ctx.get('authorization') || undefined);
     if (!token) return next();
-    const verdict = await consume(tokenHash(token));
-    if (verdict && !verdict.allowed) {
+    const verdict = limiter.consume(tokenHash(token));
+    if (!verdict.allowed) {
       const reset = verdict.headers['RateLimit-Reset'];
       throw new ApiError(429, 'rate_limited', `Too many requests with this token; try again in ${reset} s.`, {
         headers: { ...verdict.headers, 'Retry-After': reset },
       });
     }
-    if (verdict) ctx.set(verdict.headers);
+    ctx.set(verdict.headers);
     await next();
   };
 }
