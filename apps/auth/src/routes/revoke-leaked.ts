@@ -56,18 +56,18 @@ function valuesOf(ctx: Context): { values: string[] } | { problem: string } {
  */
 export function revokeLeakedRoutes(services: AuthServices, limit: RateLimit = REVOKE_LEAKED_RATE_LIMIT): Router {
   const { db, audit, logger } = services;
-  const consume = sharedRateLimiter(db, limit, 'revoke_leaked_ip', (message) => logger.warn(message));
+  const limiter = sharedRateLimiter(db, limit, 'revoke_leaked_ip', (message) => logger.warn(message));
   const router = new Router();
   router.post('/oauth/revoke-leaked', async (ctx) => {
-    const verdict = await consume(`ip:${ctx.ip}`);
-    if (verdict && !verdict.allowed) {
+    const verdict = limiter.consume(`ip:${ctx.ip}`);
+    if (!verdict.allowed) {
       const reset = verdict.headers['RateLimit-Reset'];
       ctx.set({ ...verdict.headers, 'Retry-After': reset, 'Cache-Control': 'no-store' });
       ctx.status = 429;
       ctx.body = { error: 'rate_limited', error_description: `too many reports; try again in ${reset} s` };
       return;
     }
-    if (verdict) ctx.set(verdict.headers);
+    ctx.set(verdict.headers);
     if (requestBodyAbandoned(ctx)) return badRequest(ctx, 'the request was closed before its body was read');
     if (!ctx.is('application/json', 'application/x-www-form-urlencoded')) {
       return badRequest(ctx, 'send JSON or an HTML form (application/x-www-form-urlencoded)');
