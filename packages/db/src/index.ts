@@ -8,6 +8,7 @@ export * from './paths';
 export * from './prepared';
 export * from './queries/audit-events';
 export * from './queries/business-categories';
+export * from './queries/contact-changes';
 export * from './queries/contact-images';
 export * from './queries/contacts';
 export * from './queries/groups';

@@ -24,6 +24,7 @@ describe('migrations', () => {
       'audit_events',
       'business_categories',
       'contact_images',
+      'contact_tombstones',
       'contacts',
       'group_members',
       'groups',
@@ -39,7 +40,7 @@ describe('migrations', () => {
     expect(await tablesOf(database)).toEqual([]);
 
     await migrateLatest(database.db);
-    expect(await tablesOf(database)).toHaveLength(12);
+    expect(await tablesOf(database)).toHaveLength(13);
   });
 
   it('apply each migration exactly once when many processes migrate an empty database at once', async () => {
