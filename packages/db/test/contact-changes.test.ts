@@ -67,7 +67,7 @@ describe('change tracking', () => {
     expect((await changesSince(member.id, second)).records.map((record) => record.city)).toEqual(['Late']);
   });
 
-  it("keeps members apart and pages contacts and tombstones together in id order", async () => {
+  it('keeps members apart and pages contacts and tombstones together in id order', async () => {
     const member = await aMember();
     const other = await aMember();
     const db = database.db;
