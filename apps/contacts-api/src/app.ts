@@ -16,6 +16,7 @@ import { perTokenRateLimit } from './http/rate-limit';
 import type { RouteDependencies } from './routes/context';
 import { openApiRoutes } from './routes/openapi';
 import { v3Api } from './routes/v3';
+import { batchRoutes } from './routes/v4/batch';
 import { businessCategoryRoutes } from './routes/v4/business-categories';
 import { changeRoutes } from './routes/v4/changes';
 import { contactRoutes } from './routes/v4/contacts';
@@ -87,7 +88,8 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
   const root = new Router();
   for (const router of [
     openApiRoutes({ publicUrl: config.publicUrl }),
-    // Before contactRoutes: /v4/contacts/changes would otherwise match /v4/contacts/:id.
+    // Before contactRoutes: /v4/contacts/changes and /batch would otherwise match /v4/contacts/:id.
+    batchRoutes(dependencies),
     changeRoutes(dependencies, {
       syncTokenTtlSeconds: config.syncTokenTtlSeconds ?? DEFAULT_SYNC_TOKEN_TTL_SECONDS,
     }),

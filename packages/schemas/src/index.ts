@@ -1,3 +1,4 @@
+export * from './contact-batch';
 export * from './contact-changes';
 export * from './contact-input';
 export * from './contact-input-v3';

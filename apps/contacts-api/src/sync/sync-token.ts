@@ -43,7 +43,7 @@ export function encodeSyncToken(token: SyncToken): string {
 
 export function decodeSyncToken(value: string): SyncToken | undefined {
   const raw = decode(value);
-  if (!raw || raw.k !== 't' || !isId(raw.m)) return undefined;
+  if (raw?.k !== 't' || !isId(raw.m)) return undefined;
   const stamp = snapshotStamp(raw.s, raw.i);
   return stamp ? { memberId: raw.m, ...stamp } : undefined;
 }
@@ -60,7 +60,7 @@ export function encodeChangesCursor(cursor: ChangesCursor): string {
 
 export function decodeChangesCursor(value: string): ChangesCursor | undefined {
   const raw = decode(value);
-  if (!raw || raw.k !== 'c' || !isId(raw.m) || !(raw.a === 0 || isId(raw.a))) return undefined;
+  if (raw?.k !== 'c' || !isId(raw.m) || !(raw.a === 0 || isId(raw.a))) return undefined;
   const next = Array.isArray(raw.n) ? snapshotStamp(raw.n[0], raw.n[1]) : undefined;
   if (!next) return undefined;
   if (raw.s === undefined) return { memberId: raw.m, afterId: raw.a as number, next };
