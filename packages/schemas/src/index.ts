@@ -13,3 +13,4 @@ export * from './list-query';
 export * from './lookups';
 export * from './openapi';
 export * from './validation';
+export * from './vcard/index';
