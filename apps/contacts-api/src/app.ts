@@ -22,6 +22,7 @@ import { changeRoutes } from './routes/v4/changes';
 import { contactRoutes } from './routes/v4/contacts';
 import { groupRoutes } from './routes/v4/groups';
 import { imageRoutes } from './routes/v4/images';
+import { vCardRoutes } from './routes/v4/vcard';
 
 export interface ContactsApiDependencies {
   db: Database;
@@ -88,8 +89,10 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
   const root = new Router();
   for (const router of [
     openApiRoutes({ publicUrl: config.publicUrl }),
-    // Before contactRoutes: /v4/contacts/changes and /batch would otherwise match /v4/contacts/:id.
+    // Before contactRoutes: /v4/contacts/changes, /batch, /export and /import would otherwise
+    // match /v4/contacts/:id.
     batchRoutes(dependencies),
+    vCardRoutes(dependencies),
     changeRoutes(dependencies, {
       syncTokenTtlSeconds: config.syncTokenTtlSeconds ?? DEFAULT_SYNC_TOKEN_TTL_SECONDS,
     }),
