@@ -12,5 +12,6 @@ export * from './fields';
 export * from './list-query';
 export * from './lookups';
 export * from './openapi';
+export * from './sync-openapi';
 export * from './validation';
 export * from './vcard/index';
