@@ -112,3 +112,23 @@ export async function purgeContactTombstones(
   }
   return removed;
 }
+
+/**
+ * Past a sync token's lifetime, a tombstone is kept this much longer: a tombstone is stamped when
+ * the delete ran, the token when its snapshot was taken, so a delete in a transaction still open
+ * when a token was issued is stamped earlier than that token. A day covers any transaction this
+ * service runs (and clock skew between the API's hosts and the database).
+ */
+export const TOMBSTONE_RETENTION_MARGIN_SECONDS = 86_400;
+
+/** The janitor's pass: removes the tombstones no unexpired sync token can need any more. */
+export function purgeExpiredContactTombstones(
+  db: Database,
+  syncTokenTtlSeconds: number,
+  options: { batchSize?: number; maxBatches?: number } = {},
+): Promise<number> {
+  return purgeContactTombstones(db, {
+    maxAgeSeconds: syncTokenTtlSeconds + TOMBSTONE_RETENTION_MARGIN_SECONDS,
+    ...options,
+  });
+}
