@@ -3,6 +3,7 @@ import {
   currentSnapshot,
   deleteOwnedContacts,
   insertContact,
+  insertGroup,
   insertMember,
   isValidSnapshot,
   listContactChanges,
@@ -93,6 +94,17 @@ describe('change tracking', () => {
     await db('members').where({ id: member.id }).delete();
     const tombstone = await db('contact_tombstones').where({ contact_id: contact }).first('member_id');
     expect(tombstone).toEqual({ member_id: member.id });
+  });
+
+  it("reports a contact changed by a foreign key's ON DELETE SET NULL (a group deleted)", async () => {
+    const member = await aMember();
+    const db = database.db;
+    const group = await insertGroup(db, { name: 'Doomed group' });
+    const contact = await insertContact(db, member.id, { name: 'In group', group_id: group.id });
+    const snapshot = await currentSnapshot(db);
+    await db('groups').where({ id: group.id }).delete();
+    const page = await changesSince(member.id, snapshot);
+    expect(page.records.map((record) => [record.id, record.group_id])).toEqual([[contact, null]]);
   });
 
   it('tells a snapshot PostgreSQL accepts from one it refuses', async () => {
