@@ -11,16 +11,19 @@ import { listenForRevocations } from './auth/revocation-listener';
 import { senderConstraint } from './auth/sender-constraint';
 import { TokenCache } from './auth/token-cache';
 import { tokenCacheMetrics } from './auth/token-cache-metrics';
-import type { ContactsApiConfig } from './config';
+import { type ContactsApiConfig, DEFAULT_SYNC_TOKEN_TTL_SECONDS } from './config';
 import { ApiError, errorEnvelope } from './http/errors';
 import { perTokenRateLimit } from './http/rate-limit';
 import type { RouteDependencies } from './routes/context';
 import { openApiRoutes } from './routes/openapi';
 import { v3Api } from './routes/v3';
+import { batchRoutes } from './routes/v4/batch';
 import { businessCategoryRoutes } from './routes/v4/business-categories';
+import { changeRoutes } from './routes/v4/changes';
 import { contactRoutes } from './routes/v4/contacts';
 import { groupRoutes } from './routes/v4/groups';
 import { imageRoutes } from './routes/v4/images';
+import { vCardRoutes } from './routes/v4/vcard';
 
 export interface ContactsApiDependencies {
   db: Database;
@@ -89,6 +92,13 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
   const root = new Router();
   for (const router of [
     openApiRoutes({ publicUrl: config.publicUrl }),
+    // Before contactRoutes: /v4/contacts/changes, /batch, /export and /import would otherwise
+    // match /v4/contacts/:id.
+    batchRoutes(dependencies),
+    vCardRoutes(dependencies),
+    changeRoutes(dependencies, {
+      syncTokenTtlSeconds: config.syncTokenTtlSeconds ?? DEFAULT_SYNC_TOKEN_TTL_SECONDS,
+    }),
     contactRoutes(dependencies),
     imageRoutes(dependencies),
     groupRoutes(dependencies),

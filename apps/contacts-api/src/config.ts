@@ -13,7 +13,11 @@ export interface ContactsApiConfig {
   introspectionClientSecret: string;
   /** Requests per token (API_RATE_LIMIT per API_RATE_LIMIT_WINDOW seconds); undefined: no limit. */
   apiRateLimit?: RateLimit | undefined;
+  /** How long a change-feed sync token stays usable (SYNC_TOKEN_TTL, seconds; default 30 days). */
+  syncTokenTtlSeconds?: number;
 }
+
+export const DEFAULT_SYNC_TOKEN_TTL_SECONDS = 2_592_000;
 
 export async function loadContactsApiConfig(
   env: NodeJS.ProcessEnv,
@@ -34,5 +38,6 @@ export async function loadContactsApiConfig(
     introspectionClientId: secrets.introspectionClientId,
     introspectionClientSecret: secrets.introspectionClientSecret,
     apiRateLimit: rateLimitFrom(env, 'API_RATE_LIMIT', 1200),
+    syncTokenTtlSeconds: integerFrom(env, 'SYNC_TOKEN_TTL', DEFAULT_SYNC_TOKEN_TTL_SECONDS),
   };
 }

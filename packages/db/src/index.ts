@@ -10,6 +10,7 @@ export * from './prepared';
 export * from './queries/account-security';
 export * from './queries/audit-events';
 export * from './queries/business-categories';
+export * from './queries/contact-changes';
 export * from './queries/contact-images';
 export * from './queries/contacts';
 export * from './queries/dpop-proofs';

@@ -24,6 +24,7 @@ describe('migrations', () => {
       'audit_events',
       'business_categories',
       'contact_images',
+      'contact_tombstones',
       'contacts',
       'dpop_proofs',
       'group_members',

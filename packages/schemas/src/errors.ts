@@ -9,6 +9,7 @@ export const ERROR_CODES = [
   'not_found',
   'method_not_allowed',
   'precondition_failed',
+  'sync_token_expired',
   'payload_too_large',
   'unsupported_media_type',
   'validation_failed',

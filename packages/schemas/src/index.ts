@@ -1,3 +1,5 @@
+export * from './contact-batch';
+export * from './contact-changes';
 export * from './contact-input';
 export * from './contact-input-v3';
 export * from './contact-record';
@@ -10,4 +12,6 @@ export * from './fields';
 export * from './list-query';
 export * from './lookups';
 export * from './openapi';
+export * from './sync-openapi';
 export * from './validation';
+export * from './vcard/index';

@@ -60,7 +60,7 @@ export interface ContactRecord extends ContactRow {
 /** Either the pool or a transaction: every query here runs inside a caller's transaction when it has one. */
 export type Queryable = Database | Knex.Transaction;
 
-function recordQuery(db: Queryable) {
+export function recordQuery(db: Queryable) {
   return db('contacts as c')
     .leftJoin('business_categories as bc', 'bc.id', 'c.business_category_id')
     .leftJoin('members as r', 'r.id', 'c.referrer_id')

@@ -1,0 +1,102 @@
+import type { ContactRecord, Database } from '@contacts/db';
+import {
+  type BatchOperationV4,
+  batchFieldKey,
+  type ContactV4,
+  contactBatchV4,
+  readBatchOperations,
+  toContactV4,
+  v4InputToChanges,
+  validate,
+} from '@contacts/schemas';
+import { Router } from '@koa/router';
+import { createContact, deleteContacts, updateContactFields } from '../../domain/contacts';
+import { DomainError } from '../../domain/errors';
+import { parseBody } from '../../http/body';
+import { ApiError, validationFailed } from '../../http/errors';
+import { etagOf, ifMatchSatisfied } from '../../http/etag';
+import { bodyOf, callerOf, type RouteDependencies } from '../context';
+
+type BatchResult = ContactV4 | { id: number; deleted: true };
+
+/**
+ * POST /v4/contacts/batch: up to 200 creates, updates and deletes, all or nothing. Every
+ * operation is validated first (one 422 lists the problems of all of them); then they run in
+ * order, in one transaction, through the same domain functions as the single writes (each of
+ * which nests as a savepoint), so the rules are those of POST and DELETE /v4/contacts. The first
+ * operation the rules refuse aborts the batch, and nothing is written.
+ */
+export function batchRoutes({ db, publicUrl, write }: RouteDependencies): Router {
+  const router = new Router();
+  const serialize = (record: ContactRecord) => toContactV4(record, { publicUrl });
+
+  router.post('/v4/contacts/batch', write, parseBody(), async (ctx) => {
+    const body = validate(contactBatchV4, bodyOf(ctx).fields);
+    if (!body.ok) throw validationFailed(body.fields);
+    const operations = readBatchOperations(body.value.operations);
+    if (!operations.ok) throw validationFailed(operations.fields);
+    const memberId = callerOf(ctx).memberId;
+
+    const results = await db.transaction(async (trx) => {
+      const done: BatchResult[] = [];
+      for (const [index, operation] of operations.value.entries()) {
+        try {
+          done.push(await apply(trx, memberId, operation));
+        } catch (error) {
+          throw error instanceof DomainError ? explain(error, index) : error;
+        }
+      }
+      return done;
+    });
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { data: results };
+  });
+
+  async function apply(trx: Database, memberId: number, operation: BatchOperationV4): Promise<BatchResult> {
+    switch (operation.op) {
+      case 'create': {
+        const changes = v4InputToChanges(operation.contact);
+        return serialize(await createContact(trx, memberId, changes as typeof changes & { name: string }));
+      }
+      case 'update': {
+        const { ifMatch } = operation;
+        const record = await updateContactFields(trx, memberId, operation.id, v4InputToChanges(operation.contact), {
+          ...(ifMatch !== undefined
+            ? { precondition: (current: ContactRecord) => ifMatchSatisfied(ifMatch, etagOf(serialize(current))) }
+            : {}),
+        });
+        return serialize(record);
+      }
+      case 'delete': {
+        const [deleted] = await deleteContacts(trx, memberId, { contactIds: [operation.id] });
+        if (deleted === undefined) throw new DomainError('not_found', 'No such contact.');
+        return { id: deleted, deleted: true };
+      }
+    }
+  }
+
+  return router;
+}
+
+/** A refused operation, as the batch's answer: 412 for a stale if_match, else 422 keyed by operation. */
+function explain(error: DomainError, index: number): ApiError {
+  const message = `Operation ${index}: ${error.message}`;
+  switch (error.kind) {
+    case 'precondition_failed':
+      return new ApiError(412, 'precondition_failed', message);
+    case 'not_found':
+      return validationFailed({ [batchFieldKey(index, 'id')]: [error.message] });
+    case 'forbidden':
+      // The only rule a contact write can break this way: linking a group the member is not in.
+      return validationFailed({ [batchFieldKey(index, 'contact', 'group_id')]: [error.message] });
+    case 'invalid': {
+      const fields = Object.fromEntries(
+        Object.entries(error.fields ?? { _: [error.message] }).map(([key, messages]) => [
+          batchFieldKey(index, 'contact', key === 'street' ? 'address' : key),
+          messages,
+        ]),
+      );
+      return validationFailed(fields);
+    }
+  }
+}

@@ -1,0 +1,103 @@
+import { currentSnapshot, listContactChanges } from '@contacts/db';
+import { contactChangesQueryV4, DEFAULT_LIST_LIMIT, toContactV4, validate } from '@contacts/schemas';
+import { Router } from '@koa/router';
+import { listContacts } from '../../domain/contacts';
+import { ApiError, validationFailed } from '../../http/errors';
+import {
+  type ChangesCursor,
+  decodeChangesCursor,
+  decodeSyncToken,
+  encodeChangesCursor,
+  encodeSyncToken,
+  isExpired,
+} from '../../sync/sync-token';
+import { callerOf, type RouteDependencies } from '../context';
+
+export interface ChangeFeedOptions {
+  /** How long a sync token stays usable, in seconds (SYNC_TOKEN_TTL). */
+  syncTokenTtlSeconds: number;
+}
+
+const syncTokenExpired = () =>
+  new ApiError(
+    410,
+    'sync_token_expired',
+    'The sync token has expired; start again with a full sync (GET /v4/contacts/changes without sync_token).',
+  );
+const badSyncToken = () =>
+  validationFailed({ sync_token: ['The sync token is not valid; start again with a full sync (no sync_token).'] });
+const badCursor = () =>
+  validationFailed({ cursor: ['The cursor is not valid; use next_cursor from a previous page.'] });
+
+/**
+ * GET /v4/contacts/changes: without sync_token, the member's whole book; with one, what changed
+ * since it (upserts in `data`, removals in `deleted`). Both are paged by id, and the last page
+ * hands out the next sync token.
+ *
+ * Why no change is missed: the next token's snapshot is taken *before* the first page is read,
+ * and carried in every cursor. A change by a transaction visible in that snapshot had committed
+ * before any page was read, so the page covering its id saw it (or saw the contact gone, with its
+ * tombstone). A change by any other transaction (still open then, or started later) is not visible
+ * in the next token's snapshot, so the next sync reports it, whatever id range it touched and
+ * whenever it commits. Reporting a change twice is harmless: an upsert or removal is idempotent.
+ */
+export function changeRoutes({ db, publicUrl, read }: RouteDependencies, options: ChangeFeedOptions): Router {
+  const router = new Router();
+  const usable = (stamp: { issuedAt: number }) => {
+    if (isExpired(stamp.issuedAt, options.syncTokenTtlSeconds)) throw syncTokenExpired();
+  };
+
+  router.get('/v4/contacts/changes', read, async (ctx) => {
+    const query = validate(contactChangesQueryV4, ctx.query);
+    if (!query.ok) throw validationFailed(query.fields);
+    const memberId = callerOf(ctx).memberId;
+    const limit = query.value.limit ?? DEFAULT_LIST_LIMIT;
+
+    // The cursor carries the whole query, so a sync_token sent along with it is only checked.
+    let since: ChangesCursor['since'];
+    if (query.value.sync_token !== undefined) {
+      const token = decodeSyncToken(query.value.sync_token);
+      if (!token || token.memberId !== memberId) throw badSyncToken();
+      usable(token);
+      since = { snapshot: token.snapshot, issuedAt: token.issuedAt };
+    }
+    let cursor: ChangesCursor | undefined;
+    if (query.value.cursor !== undefined) {
+      cursor = decodeChangesCursor(query.value.cursor);
+      if (!cursor || cursor.memberId !== memberId) throw badCursor();
+      since = cursor.since;
+      if (since) usable(since);
+    }
+    const next = cursor?.next ?? { snapshot: await currentSnapshot(db), issuedAt: Math.floor(Date.now() / 1000) };
+    const afterId = cursor?.afterId ?? 0;
+
+    let records: Parameters<typeof toContactV4>[0][];
+    let deleted: number[] = [];
+    let nextAfterId: number | undefined;
+    if (since) {
+      const page = await listContactChanges(db, { ownerId: memberId, since: since.snapshot, afterId, limit });
+      ({ records, nextAfterId } = page);
+      deleted = page.deletedIds;
+    } else {
+      const page = await listContacts(db, memberId, { limit, ...(afterId > 0 ? { afterId } : {}) });
+      records = page.records;
+      nextAfterId = page.hasMore ? records.at(-1)?.id : undefined;
+    }
+
+    ctx.set('Cache-Control', 'private, no-store');
+    ctx.body = {
+      data: records.map((record) => toContactV4(record, { publicUrl })),
+      deleted,
+      meta: {
+        next_cursor:
+          nextAfterId === undefined
+            ? null
+            : encodeChangesCursor({ memberId, afterId: nextAfterId, next, ...(since ? { since } : {}) }),
+        limit,
+        ...(nextAfterId === undefined ? { sync_token: encodeSyncToken({ memberId, ...next }) } : {}),
+      },
+    };
+  });
+
+  return router;
+}

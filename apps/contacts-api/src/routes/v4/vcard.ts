@@ -1,0 +1,132 @@
+import { Readable } from 'node:stream';
+import { type ContactRecord, type Database, listBusinessCategories, listContactRecords } from '@contacts/db';
+import {
+  contactCreateV4,
+  type ParsedCard,
+  parseVCards,
+  toVCard,
+  type VCardContact,
+  v4InputToChanges,
+  validate,
+} from '@contacts/schemas';
+import { Router } from '@koa/router';
+import type { Context } from 'koa';
+import { createContact } from '../../domain/contacts';
+import { DomainError } from '../../domain/errors';
+import { ApiError, validationFailed } from '../../http/errors';
+import { parseMultipart } from '../../http/multipart';
+import { callerOf, type RouteDependencies } from '../context';
+
+/** The largest import, read and written in one transaction (about 10,000 typical cards). */
+export const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
+/** Contacts read per query while exporting: what the service holds in memory at once. */
+const EXPORT_PAGE = 500;
+const VCARD_TYPES = ['text/vcard', 'text/x-vcard', 'text/directory'];
+
+const tooLarge = () =>
+  new ApiError(413, 'payload_too_large', `An import holds at most ${MAX_IMPORT_BYTES} bytes; split the file.`);
+
+/** GET /v4/contacts/export (vCard 4.0, streamed) and POST /v4/contacts/import (vCard 3.0 or 4.0). */
+export function vCardRoutes({ db, publicUrl, read, write }: RouteDependencies): Router {
+  const router = new Router();
+
+  router.get('/v4/contacts/export', read, async (ctx) => {
+    const memberId = callerOf(ctx).memberId;
+    ctx.type = 'text/vcard; charset=utf-8';
+    ctx.set('Content-Disposition', 'attachment; filename="contacts.vcf"');
+    ctx.set('Cache-Control', 'private, no-store');
+    ctx.body = Readable.from(exportCards(db, memberId, publicUrl));
+  });
+
+  router.post('/v4/contacts/import', write, async (ctx) => {
+    const text = await readVCardBody(ctx);
+    const cards = parseVCards(text);
+    if (cards.length === 0) throw validationFailed({ file: ['The body holds no vCard (BEGIN:VCARD … END:VCARD).'] });
+    const categories = new Map(
+      (await listBusinessCategories(db)).map((category) => [category.name.toLowerCase(), category.id]),
+    );
+    const memberId = callerOf(ctx).memberId;
+    const result = await db.transaction(async (trx) => {
+      let created = 0;
+      const skipped: Array<{ index: number; reason: string }> = [];
+      for (const [index, card] of cards.entries()) {
+        const reason = await importCard(trx, memberId, card, categories);
+        if (reason === undefined) created += 1;
+        else skipped.push({ index, reason });
+      }
+      return { created, skipped };
+    });
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { data: result };
+  });
+
+  return router;
+}
+
+/** The member's contacts as vCards, a page at a time, so that no more than a page is held. */
+async function* exportCards(db: Database, memberId: number, publicUrl: string): AsyncGenerator<string> {
+  let afterId = 0;
+  for (;;) {
+    const rows: ContactRecord[] = await listContactRecords(db, { ownerId: memberId, afterId, limit: EXPORT_PAGE });
+    const page = rows.slice(0, EXPORT_PAGE);
+    if (page.length > 0) yield page.map((record) => toVCard(record, { publicUrl })).join('');
+    if (rows.length <= EXPORT_PAGE) return;
+    afterId = page.at(-1)!.id;
+  }
+}
+
+/**
+ * Creates one card's contact inside the import's transaction, in a savepoint so that a card the
+ * rules refuse is skipped without undoing the others. Returns why it was skipped, if it was.
+ */
+async function importCard(
+  trx: Database,
+  memberId: number,
+  card: ParsedCard,
+  categories: Map<string, number>,
+): Promise<string | undefined> {
+  if (!card.ok) return card.reason;
+  const { category, ...fields } = card.contact;
+  const categoryId = category === undefined ? undefined : categories.get(category.toLowerCase());
+  const input = validate(contactCreateV4, {
+    ...fields,
+    ...(categoryId !== undefined ? { business_category_id: categoryId } : {}),
+  } satisfies Omit<VCardContact, 'category'> & { business_category_id?: number });
+  if (!input.ok)
+    return Object.entries(input.fields)
+      .map(([field, messages]) => `${field}: ${messages.join(' ')}`)
+      .join(' ');
+  const changes = v4InputToChanges(input.value);
+  try {
+    await trx.transaction((savepoint) =>
+      createContact(savepoint, memberId, changes as typeof changes & { name: string }),
+    );
+    return undefined;
+  } catch (error) {
+    if (error instanceof DomainError) return error.message;
+    throw error;
+  }
+}
+
+/** The vCard text of an import: a text/vcard body, or the `file` field of a multipart form. */
+async function readVCardBody(ctx: Context): Promise<string> {
+  const declared = Number(ctx.get('content-length') || 0);
+  if (declared > MAX_IMPORT_BYTES) throw tooLarge();
+  if (ctx.is(VCARD_TYPES)) {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_IMPORT_BYTES) throw tooLarge();
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  }
+  if (ctx.is('multipart/form-data')) {
+    const body = await parseMultipart(ctx.req, { fileFields: ['file'], maxFileBytes: MAX_IMPORT_BYTES });
+    const file = body.files.find((candidate) => candidate.field === 'file');
+    if (!file) throw validationFailed({ file: ['Send the vCard file in the multipart field "file".'] });
+    return file.bytes.toString('utf8');
+  }
+  throw new ApiError(415, 'unsupported_media_type', 'Send text/vcard, or multipart/form-data with a "file" field.');
+}

@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { aClient, aContact, aGroup, type Client } from './support/factories';
+import { type Stack, startStack } from './support/servers';
+
+interface Contact {
+  id: number;
+  [key: string]: unknown;
+}
+type Batch = { data: Array<Contact | { id: number; deleted: true }> };
+type Failure = { error: { code: string; message: string; fields?: Record<string, string[]> } };
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(async () => stack?.close());
+
+const batch = (client: Client, operations: unknown) =>
+  client.json<Batch & Failure>('/v4/contacts/batch', { method: 'POST', json: { operations } });
+const countOf = async (client: Client) =>
+  Number((await stack.db('contacts').where({ owner_id: client.member.id }).count<{ count: string }[]>('*'))[0]!.count);
+
+describe('POST /v4/contacts/batch', () => {
+  it('applies creates, updates and deletes in order and answers one result per operation', async () => {
+    const client = await aClient(stack);
+    const existing = await aContact(stack.db, client.member, { name: 'Before' });
+    const doomed = await aContact(stack.db, client.member);
+    const etag = (await client.request(`/v4/contacts/${existing}`)).headers.get('etag')!;
+    const { status, body } = await batch(client, [
+      { op: 'create', contact: { name: 'New', email: 'new@example.test', address: '1 Main St' } },
+      { op: 'update', id: existing, contact: { name: 'After' }, if_match: etag },
+      { op: 'delete', id: doomed },
+    ]);
+    expect(status).toBe(200);
+    expect(body.data).toHaveLength(3);
+    expect(body.data[0]).toMatchObject({ name: 'New', email: 'new@example.test', address: '1 Main St' });
+    expect(body.data[1]).toMatchObject({ id: existing, name: 'After' });
+    expect(body.data[2]).toEqual({ id: doomed, deleted: true });
+    const read = await client.json<{ data: Contact }>(`/v4/contacts/${(body.data[0] as Contact).id}`);
+    expect(read.body.data.name).toBe('New');
+    expect(await stack.db('contacts').where({ id: doomed }).first()).toBeUndefined();
+  });
+
+  it('writes nothing when any operation breaks a rule, naming the operation in the error key', async () => {
+    const client = await aClient(stack);
+    const other = await aClient(stack);
+    const foreign = await aContact(stack.db, other.member);
+    const strangersGroup = await aGroup(stack.db, [other.member]);
+    await aContact(stack.db, client.member, { email: 'taken@example.test' });
+    const before = await countOf(client);
+    const cases: Array<[unknown[], string]> = [
+      [
+        [
+          { op: 'create', contact: { name: 'Ok' } },
+          { op: 'update', id: foreign, contact: { name: 'X' } },
+        ],
+        'operations[1].id',
+      ],
+      [
+        [
+          { op: 'create', contact: { name: 'Ok' } },
+          { op: 'delete', id: foreign },
+        ],
+        'operations[1].id',
+      ],
+      [
+        [
+          { op: 'create', contact: { name: 'Ok' } },
+          { op: 'create', contact: { name: 'G', group_id: strangersGroup.id } },
+        ],
+        'operations[1].contact.group_id',
+      ],
+      [
+        [
+          { op: 'create', contact: { name: 'Ok' } },
+          { op: 'create', contact: { name: 'Dup', email: 'TAKEN@example.test' } },
+        ],
+        'operations[1].contact.email',
+      ],
+    ];
+    for (const [operations, key] of cases) {
+      const { status, body } = await batch(client, operations);
+      expect(status, key).toBe(422);
+      expect(body.error.code).toBe('validation_failed');
+      expect(Object.keys(body.error.fields ?? {}), key).toEqual([key]);
+    }
+    expect(await countOf(client)).toBe(before);
+  });
+
+  it('validates every operation first and lists every problem under its operation key', async () => {
+    const client = await aClient(stack);
+    const { status, body } = await batch(client, [
+      { op: 'create', contact: { name: 'Fine' } },
+      { op: 'create', contact: { name: 'Bad', email: 'not-an-email' } },
+      { op: 'update', id: 0, contact: {} },
+      { op: 'launch' },
+      { op: 'delete' },
+      { op: 'create', contact: 'text' },
+      { op: 'create', contact: { name: '' } },
+    ]);
+    expect(status).toBe(422);
+    expect(Object.keys(body.error.fields ?? {}).sort()).toEqual([
+      'operations[1].contact.email',
+      'operations[2].id',
+      'operations[3].op',
+      'operations[4].id',
+      'operations[5].contact',
+      'operations[6].contact.name',
+    ]);
+    expect(await countOf(client)).toBe(0);
+  });
+
+  it('refuses an empty batch, more than 200 operations and a body that is not a batch with 422', async () => {
+    const client = await aClient(stack);
+    for (const operations of [[], Array.from({ length: 201 }, () => ({ op: 'create', contact: { name: 'N' } })), 'x']) {
+      const { status, body } = await batch(client, operations);
+      expect(status).toBe(422);
+      expect(Object.keys(body.error.fields ?? {})).toEqual(['operations']);
+    }
+    expect(await countOf(client)).toBe(0);
+    const twoHundred = await batch(
+      client,
+      Array.from({ length: 200 }, (_, index) => ({ op: 'create', contact: { name: `N${index}` } })),
+    );
+    expect(twoHundred.status).toBe(200);
+    expect(await countOf(client)).toBe(200);
+  });
+
+  it('answers 412 for a stale if_match and writes nothing', async () => {
+    const client = await aClient(stack);
+    const id = await aContact(stack.db, client.member, { name: 'Current' });
+    const { status, body } = await batch(client, [
+      { op: 'create', contact: { name: 'Not kept' } },
+      { op: 'update', id, contact: { name: 'Lost update' }, if_match: '"stale"' },
+    ]);
+    expect(status).toBe(412);
+    expect(body.error.code).toBe('precondition_failed');
+    expect(await stack.db('contacts').where({ owner_id: client.member.id }).pluck('name')).toEqual(['Current']);
+  });
+
+  it('needs the write scope', async () => {
+    const reader = await aClient(stack, { scopes: ['contacts:read'] });
+    const { status } = await batch(reader, [{ op: 'create', contact: { name: 'N' } }]);
+    expect(status).toBe(403);
+  });
+});

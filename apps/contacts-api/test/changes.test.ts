@@ -1,0 +1,211 @@
+import { updateContact } from '@contacts/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeSyncToken } from '../src/sync/sync-token';
+import { aClient, aContact, aGroup, type Client } from './support/factories';
+import { type Stack, startStack } from './support/servers';
+
+interface Contact {
+  id: number;
+  [key: string]: unknown;
+}
+type Page = {
+  data: Contact[];
+  deleted: number[];
+  meta: { next_cursor: string | null; limit: number; sync_token?: string };
+};
+type Failure = { error: { code: string; message: string; fields?: Record<string, string[]> } };
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(async () => stack?.close());
+
+/** Pages through the feed, applying every page in order to `mirror`; returns the new token. */
+async function sync(client: Client, mirror: Map<number, Contact>, token?: string, limit = 3): Promise<string> {
+  let cursor: string | null = null;
+  for (;;) {
+    const params = new URLSearchParams({ limit: String(limit) });
+    if (token) params.set('sync_token', token);
+    if (cursor) params.set('cursor', cursor);
+    const { status, body } = await client.json<Page>(`/v4/contacts/changes?${params}`);
+    expect(status, JSON.stringify(body)).toBe(200);
+    const dataIds = new Set(body.data.map((contact) => contact.id));
+    expect(body.deleted.filter((id) => dataIds.has(id))).toEqual([]);
+    for (const contact of body.data) mirror.set(contact.id, contact);
+    for (const id of body.deleted) mirror.delete(id);
+    cursor = body.meta.next_cursor;
+    if (cursor === null) {
+      expect(body.meta.sync_token).toEqual(expect.any(String));
+      return body.meta.sync_token!;
+    }
+    expect(body.meta.sync_token).toBeUndefined();
+  }
+}
+
+async function fullListing(client: Client): Promise<Map<number, Contact>> {
+  const state = new Map<number, Contact>();
+  await sync(client, state, undefined, 1000);
+  return state;
+}
+
+const create = async (client: Client, name: string) =>
+  (await client.json<{ data: Contact }>('/v4/contacts', { method: 'POST', json: { name } })).body.data.id;
+
+describe('GET /v4/contacts/changes', () => {
+  it('lists the whole book in pages without a token, the token on the last page only', async () => {
+    const client = await aClient(stack);
+    const ids = [];
+    for (let index = 0; index < 5; index += 1) ids.push(await aContact(stack.db, client.member));
+    const first = await client.json<Page>('/v4/contacts/changes?limit=2');
+    expect(first.body.data.map((contact) => contact.id)).toEqual(ids.slice(0, 2));
+    expect(first.body.deleted).toEqual([]);
+    expect(first.body.meta.sync_token).toBeUndefined();
+    const mirror = new Map<number, Contact>();
+    await sync(client, mirror, undefined, 2);
+    expect([...mirror.keys()]).toEqual(ids);
+  });
+
+  it('answers an empty change set when nothing changed, and reports creates, updates and deletes', async () => {
+    const client = await aClient(stack);
+    const kept = await create(client, 'Kept');
+    const changed = await create(client, 'Changed');
+    const removed = await create(client, 'Removed');
+    const token = await sync(client, new Map());
+    const quiet = await client.json<Page>(`/v4/contacts/changes?sync_token=${token}`);
+    expect(quiet.body).toEqual({ data: [], deleted: [], meta: expect.objectContaining({ next_cursor: null }) });
+
+    await client.json(`/v4/contacts/${changed}`, { method: 'POST', json: { city: 'Lyon' } });
+    const added = await create(client, 'Added');
+    await client.json('/v4/contacts', { method: 'DELETE', json: { contact_ids: [removed] } });
+    const { body } = await client.json<Page>(`/v4/contacts/changes?sync_token=${token}`);
+    expect(body.data.map((contact) => [contact.id, contact.city])).toEqual([
+      [changed, 'Lyon'],
+      [added, null],
+    ]);
+    expect(body.deleted).toEqual([removed]);
+    expect(body.data.map((contact) => contact.id)).not.toContain(kept);
+  });
+
+  it('catches, in the next sync, a change made while a full listing was being paged', async () => {
+    const client = await aClient(stack);
+    const ids = [];
+    for (let index = 0; index < 4; index += 1) ids.push(await create(client, `P${index}`));
+    const first = await client.json<Page>('/v4/contacts/changes?limit=2');
+    // Behind the cursor: the rest of this listing will not show these.
+    await client.json(`/v4/contacts/${ids[0]}`, { method: 'POST', json: { city: 'Changed meanwhile' } });
+    await client.json('/v4/contacts', { method: 'DELETE', json: { contact_ids: [ids[1]] } });
+    const last = await client.json<Page>(`/v4/contacts/changes?limit=2&cursor=${first.body.meta.next_cursor}`);
+    expect(last.body.meta.next_cursor).toBeNull();
+    const next = await client.json<Page>(`/v4/contacts/changes?sync_token=${last.body.meta.sync_token}`);
+    expect(next.body.data.map((contact) => [contact.id, contact.city])).toEqual([[ids[0], 'Changed meanwhile']]);
+    expect(next.body.deleted).toEqual([ids[1]]);
+  });
+
+  it('reports a deletion by every path: v4 bulk, v4 by group, v3 DELETE, and a created-then-deleted contact', async () => {
+    const client = await aClient(stack);
+    const group = await aGroup(stack.db, [client.member]);
+    const [single, bulkA, bulkB, grouped, viaV3] = [
+      await create(client, 'Single'),
+      await create(client, 'Bulk A'),
+      await create(client, 'Bulk B'),
+      await aContact(stack.db, client.member, { group_id: group.id }),
+      await create(client, 'V3'),
+    ];
+    const token = await sync(client, new Map());
+    const ephemeral = await create(client, 'Ephemeral');
+    const deletes = [
+      await client.json('/v4/contacts', { method: 'DELETE', json: { contact_ids: [single] } }),
+      await client.json('/v4/contacts', { method: 'DELETE', json: { contact_ids: [bulkA, bulkB, ephemeral] } }),
+      await client.json('/v4/contacts', { method: 'DELETE', json: { group_id: group.id } }),
+      await client.json(`/v3/contacts/${viaV3}`, { method: 'DELETE' }),
+    ];
+    expect(deletes.map((response) => response.status)).toEqual([200, 200, 200, 200]);
+    const { body } = await client.json<Page>(`/v4/contacts/changes?sync_token=${token}`);
+    expect(body.data).toEqual([]);
+    expect(body.deleted).toEqual([single, bulkA, bulkB, grouped, viaV3, ephemeral]);
+  });
+
+  it('refuses an expired token with 410, and a malformed or foreign one with 422', async () => {
+    const client = await aClient(stack);
+    const other = await aClient(stack);
+    const token = await sync(client, new Map());
+    const decoded = JSON.parse(Buffer.from(token, 'base64url').toString()) as { s: string };
+    const old = encodeSyncToken({
+      memberId: client.member.id,
+      snapshot: decoded.s,
+      issuedAt: Math.floor(Date.now() / 1000) - 2_592_001,
+    });
+    const expired = await client.json<Failure>(`/v4/contacts/changes?sync_token=${old}`);
+    expect(expired.status).toBe(410);
+    expect(expired.body.error.code).toBe('sync_token_expired');
+    expect(expired.body.error.message).toMatch(/full sync/);
+
+    const snapshotLike = Buffer.from(JSON.stringify({ k: 't', m: client.member.id, s: '10:5:', i: 1 })).toString(
+      'base64url',
+    );
+    for (const bad of ['nonsense', 'e30', snapshotLike, '%00']) {
+      const { status, body } = await client.json<Failure>(`/v4/contacts/changes?sync_token=${bad}`);
+      expect(status, bad).toBe(422);
+      expect(body.error.code).toBe('validation_failed');
+      expect(Object.keys(body.error.fields ?? {}), bad).toEqual(['sync_token']);
+    }
+    const foreign = await other.json<Failure>(`/v4/contacts/changes?sync_token=${token}`);
+    expect(foreign.status).toBe(422);
+    expect(foreign.body.error.fields?.sync_token).toHaveLength(1);
+
+    const badCursor = await client.json<Failure>('/v4/contacts/changes?cursor=abc');
+    expect(badCursor.status).toBe(422);
+    expect(Object.keys(badCursor.body.error.fields ?? {})).toEqual(['cursor']);
+    const badLimit = await client.json<Failure>('/v4/contacts/changes?limit=1001');
+    expect(badLimit.status).toBe(422);
+  });
+
+  it('keeps a syncing mirror equal to the server while others write concurrently', async () => {
+    const client = await aClient(stack);
+    const live: number[] = [];
+    for (let index = 0; index < 10; index += 1) live.push(await create(client, `Seed ${index}`));
+    const mirror = new Map<number, Contact>();
+    let token = await sync(client, mirror);
+
+    let writing = true;
+    const random = (max: number) => Math.floor(Math.random() * max);
+    const writer = async (name: string) => {
+      for (let step = 0; writing; step += 1) {
+        const choice = random(4);
+        if (choice === 0 || live.length < 3) live.push(await create(client, `${name} ${step}`));
+        else if (choice === 1) {
+          const [id] = live.splice(random(live.length), 1);
+          await client.json('/v4/contacts', { method: 'DELETE', json: { contact_ids: [id] } });
+        } else if (choice === 2) {
+          await client.json(`/v4/contacts/${live[random(live.length)]}`, {
+            method: 'POST',
+            json: { city: `${name} ${step}` },
+          });
+        } else {
+          // A transaction that writes, then commits late: after syncs have read past it.
+          const id = live[random(live.length)]!;
+          await stack.db.transaction(async (trx) => {
+            await updateContact(trx, client.member.id, id, { state: `${name} late ${step}` });
+            await new Promise((resolve) => setTimeout(resolve, 30));
+          });
+        }
+      }
+    };
+    const writers = Promise.all(['A', 'B', 'C'].map(writer));
+    const deadline = Date.now() + 2_500;
+    let syncs = 0;
+    while (Date.now() < deadline) {
+      token = await sync(client, mirror, token, 2);
+      syncs += 1;
+    }
+    writing = false;
+    await writers;
+    await sync(client, mirror, token, 2);
+
+    expect(syncs).toBeGreaterThan(3);
+    const server = await fullListing(client);
+    expect([...mirror.keys()].sort((a, b) => a - b)).toEqual([...server.keys()].sort((a, b) => a - b));
+    for (const [id, contact] of server) expect(mirror.get(id), `contact ${id}`).toEqual(contact);
+  });
+});

@@ -1,0 +1,138 @@
+import ICAL from 'ical.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { aCategory, aClient, aGroup, type Client, PNG } from './support/factories';
+import { type Stack, startStack } from './support/servers';
+
+interface Contact {
+  id: number;
+  [key: string]: unknown;
+}
+type Imported = { data: { created: number; skipped: Array<{ index: number; reason: string }> } };
+type Failure = { error: { code: string; fields?: Record<string, string[]> } };
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(async () => stack?.close());
+
+const list = async (client: Client) => (await client.json<{ data: Contact[] }>('/v4/contacts?limit=1000')).body.data;
+const importText = (client: Client, text: string, type = 'text/vcard') =>
+  client.json<Imported & Failure>('/v4/contacts/import', {
+    method: 'POST',
+    headers: { 'content-type': type },
+    body: text,
+  });
+
+/** What vCard carries of a contact: everything but the ids, the times, the group and the image. */
+const carried = ({ id, created_at, updated_at, group_id, image_url, ...rest }: Contact) => rest;
+
+describe('vCard export and import', () => {
+  it('exports every field as vCard 4.0 and an import into another member reproduces them', async () => {
+    const ada = await aClient(stack);
+    const category = await aCategory(stack.db);
+    const group = await aGroup(stack.db, [ada.member]);
+    const full = {
+      name: 'Ada, Countess; of Lovelace',
+      email: 'ada@example.test',
+      company_name: 'Engines; Ltd, Inc',
+      personal_number: '+44 20 1234',
+      work_number: '+44 20 9876',
+      website: 'https://ada.example.test/',
+      address: `Line one\nLine two ${'very long '.repeat(12)}`,
+      city: 'Zürich',
+      state: 'ZH',
+      zipcode: '8000',
+      country: '日本',
+      business_category_id: category.id,
+      group_id: group.id,
+      join_date: '2024-02-29',
+    };
+    const created = await ada.json<{ data: Contact }>('/v4/contacts', { method: 'POST', json: full });
+    expect(created.status).toBe(201);
+    // The image on its own (a form would turn the address's newline into CRLF).
+    const form = new FormData();
+    form.set('image', new Blob([new Uint8Array(PNG)], { type: 'image/png' }), 'a.png');
+    const withImage = await ada.request(`/v4/contacts/${created.body.data.id}`, { method: 'POST', body: form });
+    expect(withImage.status).toBe(200);
+    await ada.json('/v4/contacts', { method: 'POST', json: { name: 'Solo' } });
+
+    const response = await ada.request('/v4/contacts/export');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/vcard; charset=utf-8');
+    const text = await response.text();
+    for (const line of text.split('\r\n')) expect(Buffer.byteLength(line)).toBeLessThanOrEqual(75);
+    const parsed = ICAL.parse(text) as unknown[];
+    const cards = (Array.isArray(parsed[0]) ? parsed : [parsed]).map((jcard) => new ICAL.Component(jcard as unknown[]));
+    expect(cards.map((card) => card.getFirstPropertyValue('fn'))).toEqual(['Ada, Countess; of Lovelace', 'Solo']);
+    expect(cards[0]!.getFirstPropertyValue('photo')).toMatch(/\/v4\/contacts\/\d+\/image$/);
+
+    const grace = await aClient(stack);
+    const imported = await importText(grace, text);
+    expect(imported.status).toBe(200);
+    expect(imported.body).toEqual({ data: { created: 2, skipped: [] } });
+    expect((await list(grace)).map(carried)).toEqual((await list(ada)).map(carried));
+  });
+
+  it('streams a book larger than one export page', async () => {
+    const client = await aClient(stack);
+    await stack
+      .db('contacts')
+      .insert(Array.from({ length: 1_203 }, (_, index) => ({ owner_id: client.member.id, name: `Bulk ${index}` })));
+    const text = await (await client.request('/v4/contacts/export')).text();
+    expect(text.match(/^BEGIN:VCARD\r$/gm)).toHaveLength(1_203);
+    expect(text.match(/^END:VCARD\r$/gm)).toHaveLength(1_203);
+    expect(text).toContain('FN:Bulk 1202\r\n');
+  });
+
+  it('imports vCard 3.0 from a multipart file, skipping the cards it cannot take, with reasons', async () => {
+    const client = await aClient(stack);
+    await client.json('/v4/contacts', { method: 'POST', json: { name: 'Taken', email: 'taken@example.test' } });
+    const text = [
+      'BEGIN:VCARD',
+      'VERSION:3.0',
+      'N:Hopper;Grace;;;',
+      'EMAIL;TYPE=INTERNET:grace@example.test',
+      'TEL;TYPE=HOME:111',
+      'TEL;TYPE=WORK:222',
+      'X-UNKNOWN:ignored',
+      'END:VCARD',
+      'BEGIN:VCARD',
+      'VERSION:3.0',
+      'FN:Bad mail',
+      'EMAIL:not-an-email',
+      'END:VCARD',
+      'BEGIN:VCARD',
+      'VERSION:4.0',
+      'FN:Duplicate',
+      'EMAIL:TAKEN@example.test',
+      'END:VCARD',
+    ].join('\r\n');
+    const form = new FormData();
+    form.set('file', new Blob([text], { type: 'text/vcard' }), 'contacts.vcf');
+    const { status, body } = await client.json<Imported>('/v4/contacts/import', { method: 'POST', body: form });
+    expect(status).toBe(200);
+    expect(body.data.created).toBe(1);
+    expect(body.data.skipped.map((skip) => skip.index)).toEqual([1, 2]);
+    expect(body.data.skipped[0]!.reason).toMatch(/^email: /);
+    expect(body.data.skipped[1]!.reason).toBe('The email has already been taken.');
+    const grace = (await list(client)).find((contact) => contact.name === 'Grace Hopper');
+    expect(grace).toMatchObject({ email: 'grace@example.test', personal_number: '111', work_number: '222' });
+  });
+
+  it('refuses a body without a vCard (422), one too large (413), another type (415), and writes nothing', async () => {
+    const client = await aClient(stack);
+    const none = await importText(client, 'just text');
+    expect(none.status).toBe(422);
+    expect(Object.keys(none.body.error.fields ?? {})).toEqual(['file']);
+    const huge = await importText(
+      client,
+      `BEGIN:VCARD\r\nVERSION:4.0\r\nFN:${'x'.repeat(5 * 1024 * 1024)}\r\nEND:VCARD`,
+    );
+    expect(huge.status).toBe(413);
+    expect(huge.body.error.code).toBe('payload_too_large');
+    const json = await client.json<Failure>('/v4/contacts/import', { method: 'POST', json: { name: 'x' } });
+    expect(json.status).toBe(415);
+    expect(await list(client)).toEqual([]);
+  });
+});

@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  currentSnapshot,
+  deleteOwnedContacts,
+  insertContact,
+  insertGroup,
+  insertMember,
+  isValidSnapshot,
+  listContactChanges,
+  purgeContactTombstones,
+  updateContact,
+} from '../src/index';
+import { createTestDatabase, type TestDatabase } from '../src/testing/index';
+
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(async () => database.drop());
+
+let sequence = 0;
+const aMember = () => {
+  sequence += 1;
+  return insertMember(database.db, {
+    email: `changes${sequence}@example.test`,
+    name: `Member ${sequence}`,
+    password_hash: 'not-a-real-hash',
+  });
+};
+
+const changesSince = (ownerId: number, since: string) =>
+  listContactChanges(database.db, { ownerId, since, afterId: 0, limit: 1000 });
+
+describe('change tracking', () => {
+  it('reports creates, updates and deletes since a snapshot, and nothing before it', async () => {
+    const member = await aMember();
+    const db = database.db;
+    const before = await insertContact(db, member.id, { name: 'Before' });
+    const unchanged = await insertContact(db, member.id, { name: 'Unchanged' });
+    const gone = await insertContact(db, member.id, { name: 'Gone' });
+    const snapshot = await currentSnapshot(db);
+    expect((await changesSince(member.id, snapshot)).records).toEqual([]);
+
+    await updateContact(db, member.id, before, { city: 'Oslo' });
+    const created = await insertContact(db, member.id, { name: 'Created' });
+    await deleteOwnedContacts(db, member.id, [gone]);
+    const page = await changesSince(member.id, snapshot);
+    expect(page.records.map((record) => [record.id, record.city])).toEqual([
+      [before, 'Oslo'],
+      [created, null],
+    ]);
+    expect(page.deletedIds).toEqual([gone]);
+    expect(page.records.map((record) => record.id)).not.toContain(unchanged);
+  });
+
+  it('does not miss a change whose transaction commits after a later snapshot was taken', async () => {
+    const member = await aMember();
+    const db = database.db;
+    const contact = await insertContact(db, member.id, { name: 'Slow' });
+    const first = await currentSnapshot(db);
+    const trx = await db.transaction();
+    await updateContact(trx, member.id, contact, { city: 'Late' });
+    // Taken while the writer is still open: its write is not visible in it, so it must count as
+    // a change since this snapshot once it commits, although it started earlier.
+    const second = await currentSnapshot(db);
+    await trx.commit();
+    expect((await changesSince(member.id, first)).records.map((record) => record.id)).toEqual([contact]);
+    expect((await changesSince(member.id, second)).records.map((record) => record.city)).toEqual(['Late']);
+  });
+
+  it('keeps members apart and pages contacts and tombstones together in id order', async () => {
+    const member = await aMember();
+    const other = await aMember();
+    const db = database.db;
+    const snapshot = await currentSnapshot(db);
+    const ids = [];
+    for (let index = 0; index < 5; index += 1) ids.push(await insertContact(db, member.id, { name: `C${index}` }));
+    await insertContact(db, other.id, { name: 'Other' });
+    await deleteOwnedContacts(db, member.id, [ids[1]!, ids[3]!]);
+    const first = await listContactChanges(db, { ownerId: member.id, since: snapshot, afterId: 0, limit: 2 });
+    expect(first.records.map((record) => record.id)).toEqual([ids[0]]);
+    expect(first.deletedIds).toEqual([ids[1]]);
+    expect(first.nextAfterId).toBe(ids[1]);
+    const second = await listContactChanges(db, { ownerId: member.id, since: snapshot, afterId: ids[1]!, limit: 3 });
+    expect(second.records.map((record) => record.id)).toEqual([ids[2], ids[4]]);
+    expect(second.deletedIds).toEqual([ids[3]]);
+    expect(second.nextAfterId).toBeUndefined();
+  });
+
+  it('records a tombstone when a member deletion cascades to their contacts', async () => {
+    const member = await aMember();
+    const db = database.db;
+    const contact = await insertContact(db, member.id, { name: 'Cascaded' });
+    await db('members').where({ id: member.id }).delete();
+    const tombstone = await db('contact_tombstones').where({ contact_id: contact }).first('member_id');
+    expect(tombstone).toEqual({ member_id: member.id });
+  });
+
+  it("reports a contact changed by a foreign key's ON DELETE SET NULL (a group deleted)", async () => {
+    const member = await aMember();
+    const db = database.db;
+    const group = await insertGroup(db, { name: 'Doomed group' });
+    const contact = await insertContact(db, member.id, { name: 'In group', group_id: group.id });
+    const snapshot = await currentSnapshot(db);
+    await db('groups').where({ id: group.id }).delete();
+    const page = await changesSince(member.id, snapshot);
+    expect(page.records.map((record) => [record.id, record.group_id])).toEqual([[contact, null]]);
+  });
+
+  it('tells a snapshot PostgreSQL accepts from one it refuses', async () => {
+    expect(await isValidSnapshot(database.db, await currentSnapshot(database.db))).toBe(true);
+    expect(await isValidSnapshot(database.db, '10:5:')).toBe(false);
+  });
+});
+
+describe('purgeContactTombstones', () => {
+  it('removes only tombstones older than the age, in batches', async () => {
+    const member = await aMember();
+    const db = database.db;
+    const ids = [];
+    for (let index = 0; index < 5; index += 1) ids.push(await insertContact(db, member.id, { name: `P${index}` }));
+    await deleteOwnedContacts(db, member.id, ids);
+    await db('contact_tombstones')
+      .whereIn('contact_id', ids.slice(0, 3))
+      .update({ deleted_at: db.raw("now() - interval '40 days'") });
+    const removed = await purgeContactTombstones(db, { maxAgeSeconds: 30 * 86400, batchSize: 2 });
+    expect(removed).toBe(3);
+    const left = await db('contact_tombstones').whereIn('contact_id', ids).orderBy('contact_id').pluck('contact_id');
+    expect(left).toEqual(ids.slice(3));
+  });
+});

@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { contactCreateV4, contactUpdateV4 } from './contact-input';
+import { contactV4 } from './contact-v4';
+import type { FieldErrors } from './validation';
+import { validate } from './validation';
+
+export const MAX_BATCH_OPERATIONS = 200;
+
+const idMessage = 'The id must be a positive integer.';
+const rowId = z.int({ error: idMessage }).positive(idMessage).max(2_147_483_647, idMessage);
+
+/** The envelope of POST /v4/contacts/batch; each operation is checked on its own (see readBatchOperations). */
+export const contactBatchV4 = z.object({
+  operations: z
+    .array(z.unknown(), { error: 'The operations must be an array.' })
+    .min(1, 'Send at least one operation.')
+    .max(MAX_BATCH_OPERATIONS, `At most ${MAX_BATCH_OPERATIONS} operations can be sent at once.`),
+});
+
+const createOperation = z.object({ op: z.literal('create'), contact: z.record(z.string(), z.unknown()) });
+const updateOperation = z.object({
+  op: z.literal('update'),
+  id: rowId,
+  contact: z.record(z.string(), z.unknown()),
+  if_match: z.string({ error: 'The if_match must be an entity tag (the ETag of the contact).' }).optional(),
+});
+const deleteOperation = z.object({ op: z.literal('delete'), id: rowId });
+
+/** One operation as documented (the contact's fields are those of POST /v4/contacts and /v4/contacts/{id}). */
+export const contactBatchOperationV4 = z.discriminatedUnion('op', [
+  createOperation.extend({ contact: contactCreateV4 }),
+  updateOperation.extend({ contact: contactUpdateV4 }),
+  deleteOperation,
+]);
+
+export type BatchOperationV4 =
+  | { op: 'create'; contact: z.output<typeof contactCreateV4> }
+  | { op: 'update'; id: number; contact: z.output<typeof contactUpdateV4>; ifMatch?: string }
+  | { op: 'delete'; id: number };
+
+export const contactBatchResultV4 = z.object({
+  data: z.array(z.union([contactV4, z.object({ id: z.int(), deleted: z.literal(true) })])),
+});
+
+/** The key a batch error is reported under: `operations[3].contact.email`, `operations[0].id`. */
+export const batchFieldKey = (index: number, ...path: string[]) => [`operations[${index}]`, ...path].join('.');
+
+/**
+ * Validates every operation, collecting the problems of all of them under keys that name the
+ * operation and its field, so one 422 lists everything; the operations when all are valid.
+ */
+export function readBatchOperations(
+  operations: readonly unknown[],
+): { ok: true; value: BatchOperationV4[] } | { ok: false; fields: FieldErrors } {
+  const fields: FieldErrors = {};
+  const value: BatchOperationV4[] = [];
+  const add = (key: string, messages: string[]) => {
+    fields[key] = [...(fields[key] ?? []), ...messages];
+  };
+  operations.forEach((raw, index) => {
+    const kind = (raw as { op?: unknown } | null)?.op;
+    const shape =
+      kind === 'create'
+        ? createOperation
+        : kind === 'update'
+          ? updateOperation
+          : kind === 'delete'
+            ? deleteOperation
+            : undefined;
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw) || !shape) {
+      add(batchFieldKey(index, 'op'), ['The op must be one of create, update, delete.']);
+      return;
+    }
+    const parsed = shape.safeParse(raw);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        const key = issue.path.length > 0 ? String(issue.path[0]) : 'op';
+        add(batchFieldKey(index, key), [
+          key === 'contact' ? 'The contact must be an object of contact fields.' : issue.message,
+        ]);
+      }
+      return;
+    }
+    if (parsed.data.op === 'delete') {
+      value.push({ op: 'delete', id: parsed.data.id });
+      return;
+    }
+    const contact = validate(parsed.data.op === 'create' ? contactCreateV4 : contactUpdateV4, parsed.data.contact);
+    if (!contact.ok) {
+      for (const [key, messages] of Object.entries(contact.fields)) add(batchFieldKey(index, 'contact', key), messages);
+      return;
+    }
+    if (parsed.data.op === 'create')
+      value.push({ op: 'create', contact: contact.value as z.output<typeof contactCreateV4> });
+    else
+      value.push({
+        op: 'update',
+        id: parsed.data.id,
+        contact: contact.value,
+        ...(parsed.data.if_match !== undefined ? { ifMatch: parsed.data.if_match } : {}),
+      });
+  });
+  return Object.keys(fields).length > 0 ? { ok: false, fields } : { ok: true, value };
+}

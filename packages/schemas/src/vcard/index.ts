@@ -1,0 +1,3 @@
+export * from './lines';
+export * from './parse';
+export * from './serialize';

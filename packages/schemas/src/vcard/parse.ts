@@ -1,0 +1,113 @@
+import { type ContentLine, parseContentLine, splitUnescaped, unescapeText, unfold } from './lines';
+
+/**
+ * What a vCard (3.0 or 4.0) says about a contact, by the v4 input names (see toVCard for the
+ * mapping). The contact keeps one e-mail, one personal and one work number: the first EMAIL (or
+ * the one marked preferred), the first TEL typed home (else the first untyped or cell one) and
+ * the first typed work. Properties the contact has no field for are ignored, and so are PHOTO
+ * (an image is never fetched from a URL) and X-CONTACTS-GROUP-ID (a group is a membership).
+ */
+export interface VCardContact {
+  name?: string;
+  email?: string;
+  personal_number?: string;
+  work_number?: string;
+  company_name?: string;
+  website?: string;
+  address?: string;
+  city?: string;
+  state?: string;
+  zipcode?: string;
+  country?: string;
+  join_date?: string;
+  /** The CATEGORIES value (the first category), to be matched to a business category by name. */
+  category?: string;
+}
+
+export type ParsedCard = { ok: true; contact: VCardContact } | { ok: false; reason: string };
+
+/** Every BEGIN:VCARD…END:VCARD in the text, in order; an empty list when there is none. */
+export function parseVCards(text: string): ParsedCard[] {
+  const cards: ParsedCard[] = [];
+  let current: ContentLine[] | undefined;
+  let broken = false;
+  for (const line of unfold(text)) {
+    if (line.trim() === '') continue;
+    const parsed = parseContentLine(line);
+    if (parsed?.name === 'BEGIN' && parsed.value.trim().toUpperCase() === 'VCARD') {
+      if (current) cards.push({ ok: false, reason: 'The card has no END:VCARD.' });
+      current = [];
+      broken = false;
+    } else if (parsed?.name === 'END' && parsed.value.trim().toUpperCase() === 'VCARD' && current) {
+      cards.push(
+        broken ? { ok: false, reason: 'The card holds a line that is not a vCard property.' } : toContact(current),
+      );
+      current = undefined;
+    } else if (current) {
+      if (parsed) current.push(parsed);
+      else broken = true;
+    }
+  }
+  if (current) cards.push({ ok: false, reason: 'The card has no END:VCARD.' });
+  return cards;
+}
+
+function toContact(lines: ContentLine[]): ParsedCard {
+  const version = lines.find((line) => line.name === 'VERSION')?.value.trim();
+  if (version !== '3.0' && version !== '4.0')
+    return { ok: false, reason: `Only vCard 3.0 and 4.0 are read (this card says ${version ?? 'no VERSION'}).` };
+  const contact: VCardContact = {};
+  const first = (name: string) => lines.find((line) => line.name === name);
+  const typesOf = (line: ContentLine) =>
+    (line.params.get('TYPE') ?? []).flatMap((type) => type.split(',')).map((type) => type.toLowerCase());
+
+  const fn = first('FN');
+  if (fn) contact.name = unescapeText(fn.value).trim();
+  const n = first('N');
+  if (!contact.name && n) {
+    const [family = '', given = '', additional = ''] = splitUnescaped(n.value, ';').map(unescapeText);
+    contact.name = [given, additional, family].filter((part) => part.trim() !== '').join(' ');
+  }
+
+  const emails = lines.filter((line) => line.name === 'EMAIL');
+  const preferred = emails.find((line) => typesOf(line).includes('pref') || line.params.get('PREF')?.[0] === '1');
+  const email = preferred ?? emails[0];
+  if (email) contact.email = unescapeText(email.value).trim();
+
+  const phones = lines.filter((line) => line.name === 'TEL');
+  const number = (line: ContentLine) => unescapeText(line.value).trim().replace(/^tel:/i, '');
+  const home = phones.find((line) => typesOf(line).includes('home'));
+  const work = phones.find((line) => typesOf(line).includes('work'));
+  const other = phones.find((line) => !typesOf(line).includes('work') && line !== home);
+  const personal = home ?? other;
+  if (personal) contact.personal_number = number(personal);
+  if (work) contact.work_number = number(work);
+
+  const org = first('ORG');
+  if (org) contact.company_name = unescapeText(splitUnescaped(org.value, ';')[0] ?? '').trim();
+  const url = first('URL');
+  if (url) contact.website = url.value.trim();
+  const adr = first('ADR');
+  if (adr) {
+    const [, , street, city, state, zipcode, country] = splitUnescaped(adr.value, ';').map(unescapeText);
+    Object.assign(
+      contact,
+      Object.fromEntries(
+        Object.entries({ address: street, city, state, zipcode, country }).filter(
+          ([, value]) => value !== undefined && value.trim() !== '',
+        ),
+      ),
+    );
+  }
+  const categories = first('CATEGORIES');
+  if (categories) {
+    const [category] = splitUnescaped(categories.value, ',').map(unescapeText);
+    if (category?.trim()) contact.category = category.trim();
+  }
+  const joined = first('X-CONTACTS-JOIN-DATE');
+  if (joined) contact.join_date = joined.value.trim();
+
+  for (const key of Object.keys(contact) as Array<keyof VCardContact>) if (contact[key] === '') delete contact[key];
+  if (!contact.name) return { ok: false, reason: 'The card has no FN or N (a name is required).' };
+  return { ok: true, contact };
+}
