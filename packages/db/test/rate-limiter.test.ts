@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +18,9 @@ afterAll(async () => {
 });
 
 let sequence = 0;
-const aKey = () => `key-${++sequence}`;
+// Unique across runs: Redis keeps its counts between test runs.
+const run = randomUUID().slice(0, 8);
+const aKey = () => `key-${run}-${++sequence}`;
 const warnings: string[] = [];
 const limiterOn = (db: Database, points: number, duration = 60, redisUrl?: string) =>
   sharedRateLimiter(db, { points, duration, redisUrl }, 'test', (message) => warnings.push(message));
