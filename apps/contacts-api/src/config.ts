@@ -1,4 +1,12 @@
-import { integerFrom, loadSharedSecrets, type RateLimit, rateLimitFrom, urlFrom } from '@contacts/config';
+import {
+  integerFrom,
+  type JanitorSettings,
+  janitorSettingsFrom,
+  loadSharedSecrets,
+  type RateLimit,
+  rateLimitFrom,
+  urlFrom,
+} from '@contacts/config';
 import { dataDirectory } from '@contacts/db';
 
 export interface ContactsApiConfig {
@@ -13,6 +21,8 @@ export interface ContactsApiConfig {
   introspectionClientSecret: string;
   /** Requests per token (API_RATE_LIMIT per API_RATE_LIMIT_WINDOW seconds); undefined: no limit. */
   apiRateLimit?: RateLimit | undefined;
+  /** When this process runs the janitor (JANITOR_INTERVAL, AUDIT_RETENTION_DAYS); undefined: never. */
+  janitor?: JanitorSettings | undefined;
 }
 
 export async function loadContactsApiConfig(
@@ -34,5 +44,6 @@ export async function loadContactsApiConfig(
     introspectionClientId: secrets.introspectionClientId,
     introspectionClientSecret: secrets.introspectionClientSecret,
     apiRateLimit: rateLimitFrom(env, 'API_RATE_LIMIT', 1200),
+    janitor: janitorSettingsFrom(env),
   };
 }
