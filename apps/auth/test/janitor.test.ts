@@ -66,4 +66,13 @@ describe('janitor and refresh-token rotation', () => {
     expect(afterTheft.status).toBe(400);
     expect(afterTheft.body.error).toBe('invalid_grant');
   });
+
+  it('exposes the rows deleted per kind and the estimated size of each growing table at /metrics', async () => {
+    const text = await (await fetch(`${server.baseUrl}/metrics`)).text();
+    for (const kind of ['oidc_models', 'member_sessions', 'rate_limits', 'audit_events', 'personal_access_tokens']) {
+      expect(text).toMatch(new RegExp(`^janitor_rows_deleted_total\\{kind="${kind}"[^}]*\\} 0$`, 'm'));
+      expect(text).toMatch(new RegExp(`^db_table_rows_estimated\\{table="${kind}"[^}]*\\} \\d+$`, 'm'));
+    }
+    expect(text).toMatch(/^janitor_passes_total\{outcome="ran"[^}]*\} 0$/m);
+  });
 });
