@@ -17,6 +17,7 @@ import {
   startService,
 } from './lib/services';
 import { formatMb, formatMs, markdownTable, percentile, type Row } from './lib/table';
+import { janitorScenario } from './scenarios/janitor';
 
 /**
  * `pnpm bench [--quick] [--only 1,4] [--cpu-prof api|auth|auth-memory|bare]`: the scenarios of
@@ -588,6 +589,30 @@ try {
         p99: `${formatMb(baselinePeak)} peak`,
       });
     }
+  }
+
+  // --- 9: the janitor (bench/src/scenarios/janitor.ts) ----------------------------------------
+  if (runs(9)) {
+    const startAuth = (env: NodeJS.ProcessEnv) =>
+      start({
+        name: 'auth-janitor',
+        script: 'bench/dist/auth.js',
+        env: { ...serviceEnv, ...env },
+        readyPath: '/readyz',
+      });
+    rows.push(
+      ...(await janitorScenario({
+        db,
+        startAuth,
+        memberId: owner.id,
+        clientId: app.client_id,
+        clientSecret: app.client_secret as string,
+        rotations: quick ? 2_000 : 20_000,
+        chains: settings.connections,
+        log,
+        notes,
+      })),
+    );
   }
 } finally {
   sampler.stop();

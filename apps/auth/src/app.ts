@@ -1,5 +1,5 @@
-import { createServiceMetrics, healthEndpoints, type Logger, requestLogging } from '@contacts/config';
-import { type Database, databaseProblem } from '@contacts/db';
+import { createServiceMetrics, healthEndpoints, janitorMetrics, type Logger, requestLogging } from '@contacts/config';
+import { type Database, databaseProblem, startJanitor } from '@contacts/db';
 import Koa from 'koa';
 import mount from 'koa-mount';
 import type Provider from 'oidc-provider';
@@ -69,7 +69,10 @@ export async function createAuthServer({
   // The provider runs inside this app's context, so both must sign cookies with the same keys.
   const app = new Koa({ proxy: true, keys: config.secrets.cookieKeys });
   app.use(requestLogging(logger));
-  app.use(createServiceMetrics({ service: 'auth', pool: () => db.client.pool }).middleware);
+  const metrics = createServiceMetrics({ service: 'auth', pool: () => db.client.pool });
+  const janitor = startJanitor(db, config.janitor, logger);
+  janitorMetrics(metrics.registry, janitor);
+  app.use(metrics.middleware);
   app.use(healthEndpoints({ database: () => databaseProblem(db) }));
   app.use(securityHeaders);
   app.use(unknownMethods);
@@ -95,5 +98,5 @@ export async function createAuthServer({
   app.use(providerRequestScope());
   app.use(mount(provider));
 
-  return { app, provider, personalTokens: tokens, close: async () => {} };
+  return { app, provider, personalTokens: tokens, close: () => janitor.stop() };
 }

@@ -1,5 +1,7 @@
 import {
   integerFrom,
+  type JanitorSettings,
+  janitorSettingsFrom,
   loadSharedSecrets,
   type RateLimit,
   rateLimitFrom,
@@ -24,6 +26,8 @@ export interface AuthConfig {
   tokenRateLimit?: RateLimit | undefined;
   /** Seconds a rotated refresh token is still accepted (REFRESH_TOKEN_REUSE_GRACE_SECONDS; 0: never). */
   refreshTokenReuseGrace?: number | undefined;
+  /** When this process runs the janitor (JANITOR_INTERVAL, AUDIT_RETENTION_DAYS); undefined: never. */
+  janitor?: JanitorSettings | undefined;
 }
 
 const DAY = 24 * 60 * 60;
@@ -43,5 +47,6 @@ export async function loadAuthConfig(env: NodeJS.ProcessEnv, defaults: { port: n
     secureCookies: issuer.startsWith('https://'),
     tokenRateLimit: rateLimitFrom(env, 'TOKEN_RATE_LIMIT', 300),
     refreshTokenReuseGrace: integerFrom(env, 'REFRESH_TOKEN_REUSE_GRACE_SECONDS', 0, 0),
+    janitor: janitorSettingsFrom(env),
   };
 }

@@ -1,7 +1,7 @@
 import type { Logger } from '@contacts/config';
-import { createServiceMetrics, healthEndpoints, requestLogging } from '@contacts/config';
+import { createServiceMetrics, healthEndpoints, janitorMetrics, requestLogging } from '@contacts/config';
 import type { Database, NotificationListener } from '@contacts/db';
-import { databaseProblem } from '@contacts/db';
+import { databaseProblem, startJanitor } from '@contacts/db';
 import { Router } from '@koa/router';
 import Koa from 'koa';
 import { Authenticator } from './auth/authenticator';
@@ -62,6 +62,8 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
 
   const metrics = createServiceMetrics({ service: 'contacts-api', pool: () => db.client.pool });
   tokenCacheMetrics(metrics.registry, cache);
+  const janitor = startJanitor(db, config.janitor, logger);
+  janitorMetrics(metrics.registry, janitor);
   app.use(requestLogging(logger));
   app.use(metrics.middleware);
   app.use(
@@ -121,6 +123,7 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
     revocations,
     close: async () => {
       await revocations.close();
+      await janitor.stop();
     },
   };
 }

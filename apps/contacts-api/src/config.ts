@@ -1,4 +1,12 @@
-import { integerFrom, loadSharedSecrets, type RateLimit, rateLimitFrom, urlFrom } from '@contacts/config';
+import {
+  integerFrom,
+  type JanitorSettings,
+  janitorSettingsFrom,
+  loadSharedSecrets,
+  type RateLimit,
+  rateLimitFrom,
+  urlFrom,
+} from '@contacts/config';
 import { dataDirectory } from '@contacts/db';
 
 export interface ContactsApiConfig {
@@ -15,6 +23,8 @@ export interface ContactsApiConfig {
   apiRateLimit?: RateLimit | undefined;
   /** How long a change-feed sync token stays usable (SYNC_TOKEN_TTL, seconds; default 30 days). */
   syncTokenTtlSeconds?: number;
+  /** When this process runs the janitor (JANITOR_INTERVAL, AUDIT_RETENTION_DAYS); undefined: never. */
+  janitor?: JanitorSettings | undefined;
 }
 
 export const DEFAULT_SYNC_TOKEN_TTL_SECONDS = 2_592_000;
@@ -39,5 +49,6 @@ export async function loadContactsApiConfig(
     introspectionClientSecret: secrets.introspectionClientSecret,
     apiRateLimit: rateLimitFrom(env, 'API_RATE_LIMIT', 1200),
     syncTokenTtlSeconds: integerFrom(env, 'SYNC_TOKEN_TTL', DEFAULT_SYNC_TOKEN_TTL_SECONDS),
+    janitor: janitorSettingsFrom(env),
   };
 }

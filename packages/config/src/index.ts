@@ -1,5 +1,6 @@
 export * from './env';
 export * from './health';
+export * from './janitor-settings';
 export * from './logger';
 export * from './metrics';
 export * from './rate-limit';

@@ -123,3 +123,51 @@ export function routeOf(ctx: Context, status: number): string {
     )
     .join('/');
 }
+
+/** What the janitor metrics read: passes of this process, and the size of the growing tables. */
+export interface JanitorMetricsSource {
+  /** Rule names, so that every counter exists (at 0) before the first pass. */
+  kinds: readonly string[];
+  onPass(listener: (pass: { outcome: 'ran' | 'skipped' | 'failed'; deleted: Record<string, number> }) => void): void;
+  /** Estimated rows per table, cheap enough to read on every scrape. */
+  tableRows(): Promise<Record<string, number>>;
+}
+
+/**
+ * `janitor_rows_deleted_total{kind}` and `janitor_passes_total{outcome}` count this process's
+ * janitor passes (sum them over replicas: only the replica holding the lock deletes);
+ * `db_table_rows_estimated{table}` is read from PostgreSQL's statistics at scrape time.
+ */
+export function janitorMetrics(registry: Registry, source: JanitorMetricsSource): void {
+  const deleted = new Counter({
+    name: 'janitor_rows_deleted_total',
+    help: 'Rows the janitor deleted in this process, by rule.',
+    labelNames: ['kind'],
+    registers: [registry],
+  });
+  const passes = new Counter({
+    name: 'janitor_passes_total',
+    help: 'Janitor passes of this process: ran, skipped (another replica held the lock) or failed.',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  for (const kind of source.kinds) deleted.inc({ kind }, 0);
+  for (const outcome of ['ran', 'skipped', 'failed']) passes.inc({ outcome }, 0);
+  source.onPass((pass) => {
+    passes.inc({ outcome: pass.outcome });
+    for (const [kind, rows] of Object.entries(pass.deleted)) deleted.inc({ kind }, rows);
+  });
+  new Gauge({
+    name: 'db_table_rows_estimated',
+    help: "Rows in each table that grows with traffic (PostgreSQL's live-tuple estimate).",
+    labelNames: ['table'],
+    registers: [registry],
+    async collect() {
+      try {
+        for (const [table, rows] of Object.entries(await source.tableRows())) this.set({ table }, rows);
+      } catch {
+        // The database is down: the scrape still answers, with the last known sizes.
+      }
+    },
+  });
+}

@@ -3,6 +3,7 @@ import * as foundation from './20261122000000_foundation';
 import * as security from './20261122020000_security';
 import * as senderConstraints from './20261123000000_sender_constraints';
 import * as changeFeed from './20261123010000_change_feed';
+import * as janitor from './20261123020000_janitor';
 
 /** Every migration, in order. Listed here so that they load the same way under tsx, vitest and a bundle. */
 export const migrations: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -10,4 +11,5 @@ export const migrations: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261122020000_security', migration: security },
   { name: '20261123000000_sender_constraints', migration: senderConstraints },
   { name: '20261123010000_change_feed', migration: changeFeed },
+  { name: '20261123020000_janitor', migration: janitor },
 ];

@@ -1,6 +1,7 @@
 export * from './configured-database';
 export * from './connection';
 export * from './embedded';
+export * from './janitor/index';
 export * from './migrate';
 export * from './notifications';
 export * from './oidc-adapter';

@@ -4,6 +4,7 @@ import { categoryCommands } from './category';
 import { clientCommands } from './client';
 import { demoCommand } from './demo';
 import { groupCommands } from './group';
+import { janitorCommand } from './janitor';
 import { memberCommands } from './member';
 import { migrateCommands } from './migrate';
 import { tokenCommands } from './token';
@@ -31,4 +32,4 @@ export const commands: Record<string, Record<string, Command>> = {
 };
 
 /** Commands that are a single word. */
-export const soloCommands: Record<string, Command> = { demo: demoCommand };
+export const soloCommands: Record<string, Command> = { demo: demoCommand, janitor: janitorCommand };

@@ -1,0 +1,29 @@
+import { ConfigError, type JanitorSettings, janitorSettingsFrom } from '@contacts/config';
+import { runJanitorPass } from '@contacts/db';
+import { UsageError } from '../cli-context';
+import type { Command } from './index';
+
+/**
+ * `pnpm -s cli janitor`: one janitor pass now (what the services run every JANITOR_INTERVAL
+ * seconds), e.g. from a cron job when the services' timer is off. Prints the rows deleted per
+ * rule; `"ran": false` when another process was running a pass (nothing deleted, still exit 0).
+ */
+export const janitorCommand: Command = {
+  summary: 'janitor',
+  options: {},
+  required: [],
+  run: async (_values, { db, env }) => {
+    const { auditRetentionDays } = settingsFrom(env);
+    return { ...(await runJanitorPass(db, { auditRetentionDays })) };
+  },
+};
+
+/** A malformed setting is the operator's input: exit 2 with the variable named, like a bad flag. */
+function settingsFrom(env: NodeJS.ProcessEnv): JanitorSettings {
+  try {
+    return janitorSettingsFrom(env);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+}

@@ -1,0 +1,26 @@
+import { ConfigError, integerFrom } from './env';
+
+/** When the janitor runs in a service process, and what it keeps. */
+export interface JanitorSettings {
+  /** JANITOR_INTERVAL: seconds between two passes; 0 switches the timer off in this process. */
+  intervalSeconds: number;
+  /** AUDIT_RETENTION_DAYS: audit events older than this are deleted. */
+  auditRetentionDays: number;
+}
+
+// setTimeout takes at most 2^31 - 1 ms; a longer interval would fire at once instead.
+const LONGEST_INTERVAL_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+const LONGEST_RETENTION_DAYS = 100 * 366;
+
+export function janitorSettingsFrom(env: NodeJS.ProcessEnv): JanitorSettings {
+  return {
+    intervalSeconds: boundedIntegerFrom(env, 'JANITOR_INTERVAL', 600, 0, LONGEST_INTERVAL_SECONDS),
+    auditRetentionDays: boundedIntegerFrom(env, 'AUDIT_RETENTION_DAYS', 365, 1, LONGEST_RETENTION_DAYS),
+  };
+}
+
+function boundedIntegerFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number) {
+  const value = integerFrom(env, name, fallback, min);
+  if (value > max) throw new ConfigError(`${name} must be an integer <= ${max}, got "${env[name]}"`);
+  return value;
+}

@@ -1,0 +1,4 @@
+export * from './pass';
+export * from './rules';
+export * from './table-rows';
+export * from './timer';
