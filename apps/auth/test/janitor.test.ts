@@ -55,7 +55,10 @@ describe('janitor and refresh-token rotation', () => {
       expires_at: new Date(Date.now() - 3_600_000),
     });
 
-    const report = await runJanitorPass(server.database.db, { auditRetentionDays: 365 });
+    const report = await runJanitorPass(server.database.db, {
+      auditRetentionDays: 365,
+      syncTokenTtlSeconds: 2_592_000,
+    });
     expect(report.deleted.oidc_models).toBe(1);
 
     const replayed = await refresh(original);

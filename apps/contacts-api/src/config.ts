@@ -1,5 +1,6 @@
 import {
   integerFrom,
+  syncTokenTtlFrom,
   type JanitorSettings,
   janitorSettingsFrom,
   loadSharedSecrets,
@@ -27,8 +28,6 @@ export interface ContactsApiConfig {
   janitor?: JanitorSettings | undefined;
 }
 
-export const DEFAULT_SYNC_TOKEN_TTL_SECONDS = 2_592_000;
-
 export async function loadContactsApiConfig(
   env: NodeJS.ProcessEnv,
   defaults: { port: number },
@@ -48,7 +47,7 @@ export async function loadContactsApiConfig(
     introspectionClientId: secrets.introspectionClientId,
     introspectionClientSecret: secrets.introspectionClientSecret,
     apiRateLimit: rateLimitFrom(env, 'API_RATE_LIMIT', 1200),
-    syncTokenTtlSeconds: integerFrom(env, 'SYNC_TOKEN_TTL', DEFAULT_SYNC_TOKEN_TTL_SECONDS),
+    syncTokenTtlSeconds: syncTokenTtlFrom(env),
     janitor: janitorSettingsFrom(env),
   };
 }

@@ -48,7 +48,7 @@ export async function janitorScenario(options: JanitorScenarioOptions): Promise<
 
     options.log('janitor: one pass while rotations go on');
     const during = await rotateFor(await mintChains(), rotate, {
-      whilePending: runJanitorPass(options.db, { auditRetentionDays: 365 }),
+      whilePending: runJanitorPass(options.db, { auditRetentionDays: 365, syncTokenTtlSeconds: 2_592_000 }),
     });
     const after = await oidcRows(options.db);
     const without = await rotateFor(await mintChains(), rotate, { seconds: Math.max(2, during.seconds) });

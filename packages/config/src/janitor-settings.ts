@@ -6,6 +6,16 @@ export interface JanitorSettings {
   intervalSeconds: number;
   /** AUDIT_RETENTION_DAYS: audit events older than this are deleted. */
   auditRetentionDays: number;
+  /** SYNC_TOKEN_TTL: tombstones of deleted contacts are kept as long as a sync token may ask for them. */
+  syncTokenTtlSeconds: number;
+}
+
+/** How long a change-feed sync token stays usable, seconds (30 days). */
+export const DEFAULT_SYNC_TOKEN_TTL_SECONDS = 2_592_000;
+
+/** SYNC_TOKEN_TTL, read here for the contacts API (which issues the tokens) and the janitor alike. */
+export function syncTokenTtlFrom(env: NodeJS.ProcessEnv): number {
+  return boundedIntegerFrom(env, 'SYNC_TOKEN_TTL', DEFAULT_SYNC_TOKEN_TTL_SECONDS, 60, 10 * 366 * 86_400);
 }
 
 // setTimeout takes at most 2^31 - 1 ms; a longer interval would fire at once instead.
@@ -16,6 +26,7 @@ export function janitorSettingsFrom(env: NodeJS.ProcessEnv): JanitorSettings {
   return {
     intervalSeconds: boundedIntegerFrom(env, 'JANITOR_INTERVAL', 600, 0, LONGEST_INTERVAL_SECONDS),
     auditRetentionDays: boundedIntegerFrom(env, 'AUDIT_RETENTION_DAYS', 365, 1, LONGEST_RETENTION_DAYS),
+    syncTokenTtlSeconds: syncTokenTtlFrom(env),
   };
 }
 

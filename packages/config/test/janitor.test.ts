@@ -4,13 +4,18 @@ import { ConfigError, type JanitorMetricsSource, janitorMetrics, janitorSettings
 
 describe('janitor settings', () => {
   it('default to a pass every 600 s and a year of audit events', () => {
-    expect(janitorSettingsFrom({})).toEqual({ intervalSeconds: 600, auditRetentionDays: 365 });
+    expect(janitorSettingsFrom({})).toEqual({
+      intervalSeconds: 600,
+      auditRetentionDays: 365,
+      syncTokenTtlSeconds: 2_592_000,
+    });
   });
 
   it('read JANITOR_INTERVAL (0 switches the timer off) and AUDIT_RETENTION_DAYS', () => {
     expect(janitorSettingsFrom({ JANITOR_INTERVAL: '0', AUDIT_RETENTION_DAYS: '90' })).toEqual({
       intervalSeconds: 0,
       auditRetentionDays: 90,
+      syncTokenTtlSeconds: 2_592_000,
     });
   });
 
@@ -20,6 +25,7 @@ describe('janitor settings', () => {
     [{ JANITOR_INTERVAL: '9999999' }, /^JANITOR_INTERVAL must be an integer <= 2147483/],
     [{ AUDIT_RETENTION_DAYS: '0' }, /^AUDIT_RETENTION_DAYS must be an integer >= 1, got "0"$/],
     [{ AUDIT_RETENTION_DAYS: '1.5' }, /^AUDIT_RETENTION_DAYS must be an integer >= 1/],
+    [{ SYNC_TOKEN_TTL: 'a month' }, /^SYNC_TOKEN_TTL must be an integer >= 60/],
   ])('refuse %o with a message naming the variable', (env, message) => {
     expect(() => janitorSettingsFrom(env)).toThrow(ConfigError);
     expect(() => janitorSettingsFrom(env)).toThrow(message);

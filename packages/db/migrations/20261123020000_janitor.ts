@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 /**
  * Indexes the janitor's deletions walk, so that each of its batches finds the rows that may go
- * without reading the table (oidc_models already has one on expires_at).
+ * without reading the table (oidc_models, contact_tombstones and dpop_proofs already have one).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw('create index member_sessions_expires_at on member_sessions (expires_at)');

@@ -7,7 +7,6 @@ import {
   insertMember,
   isValidSnapshot,
   listContactChanges,
-  purgeContactTombstones,
   updateContact,
 } from '../src/index';
 import { createTestDatabase, type TestDatabase } from '../src/testing/index';
@@ -110,22 +109,5 @@ describe('change tracking', () => {
   it('tells a snapshot PostgreSQL accepts from one it refuses', async () => {
     expect(await isValidSnapshot(database.db, await currentSnapshot(database.db))).toBe(true);
     expect(await isValidSnapshot(database.db, '10:5:')).toBe(false);
-  });
-});
-
-describe('purgeContactTombstones', () => {
-  it('removes only tombstones older than the age, in batches', async () => {
-    const member = await aMember();
-    const db = database.db;
-    const ids = [];
-    for (let index = 0; index < 5; index += 1) ids.push(await insertContact(db, member.id, { name: `P${index}` }));
-    await deleteOwnedContacts(db, member.id, ids);
-    await db('contact_tombstones')
-      .whereIn('contact_id', ids.slice(0, 3))
-      .update({ deleted_at: db.raw("now() - interval '40 days'") });
-    const removed = await purgeContactTombstones(db, { maxAgeSeconds: 30 * 86400, batchSize: 2 });
-    expect(removed).toBe(3);
-    const left = await db('contact_tombstones').whereIn('contact_id', ids).orderBy('contact_id').pluck('contact_id');
-    expect(left).toEqual(ids.slice(3));
   });
 });

@@ -5,6 +5,7 @@ import {
   type Database,
   estimatedTableRows,
   insertMember,
+  JANITOR_KINDS,
   type JanitorOutcome,
   runJanitorPass,
   startJanitor,
@@ -83,6 +84,20 @@ async function aPersonalAccessToken(memberId: number, expiresAt: Date): Promise<
   return (row as { id: number }).id;
 }
 
+async function aTombstone(memberId: number, deletedAt: Date): Promise<number> {
+  sequence += 1;
+  const contactId = 1_000_000 + sequence;
+  await db('contact_tombstones').insert({ contact_id: contactId, member_id: memberId, deleted_at: deletedAt });
+  return contactId;
+}
+
+async function aDpopProof(expiresAt: Date): Promise<string> {
+  sequence += 1;
+  const key = `proof-${sequence}`;
+  await db('dpop_proofs').insert({ key, expires_at: expiresAt });
+  return key;
+}
+
 const column = async <T>(table: string, name: string): Promise<T[]> =>
   (await db(table).orderBy(name).pluck(name)) as T[];
 
@@ -121,7 +136,15 @@ describe('a janitor pass', () => {
     const recentlyExpiredPat = await aPersonalAccessToken(member.id, ago(29 * DAY));
     const livePat = await aPersonalAccessToken(member.id, later(DAY));
 
-    const report = await runJanitorPass(db, { auditRetentionDays: 365 });
+    // Tombstones: the sync token lifetime (30 days) plus a day's margin.
+    await aTombstone(member.id, ago(32 * DAY));
+    const tombstoneWithinMargin = await aTombstone(member.id, ago(30.5 * DAY));
+    const recentTombstone = await aTombstone(member.id, ago(DAY));
+
+    await aDpopProof(ago(120_000));
+    const liveProof = await aDpopProof(later(30_000));
+
+    const report = await runJanitorPass(db, { auditRetentionDays: 365, syncTokenTtlSeconds: 2_592_000 });
 
     expect(report.ran).toBe(true);
     expect(report.deleted).toEqual({
@@ -130,6 +153,8 @@ describe('a janitor pass', () => {
       rate_limits: 1,
       audit_events: 2,
       personal_access_tokens: 1,
+      contact_tombstones: 1,
+      dpop_proofs: 1,
     });
     expect(await column('oidc_models', 'id_hash')).toEqual(
       [liveToken, consumedButLive, withoutExpiry, justExpired].sort(),
@@ -141,6 +166,8 @@ describe('a janitor pass', () => {
     expect(await column('rate_limits', 'key')).toEqual([currentWindow, blockedForever].sort());
     expect(await column('audit_events', 'id')).toEqual([recentEvent]);
     expect(await column('personal_access_tokens', 'id')).toEqual([recentlyExpiredPat, livePat]);
+    expect(await column('contact_tombstones', 'contact_id')).toEqual([tombstoneWithinMargin, recentTombstone]);
+    expect(await column('dpop_proofs', 'key')).toEqual([liveProof]);
   });
 
   it('deletes audit events older than the configured retention', async () => {
@@ -148,7 +175,7 @@ describe('a janitor pass', () => {
     await anAuditEvent(member.id, ago(31 * DAY));
     const kept = await anAuditEvent(member.id, ago(29 * DAY));
 
-    const report = await runJanitorPass(db, { auditRetentionDays: 30 });
+    const report = await runJanitorPass(db, { auditRetentionDays: 30, syncTokenTtlSeconds: 2_592_000 });
 
     expect(report.deleted.audit_events).toBe(1);
     expect(await column('audit_events', 'id')).toEqual([kept]);
@@ -163,7 +190,7 @@ describe('a janitor pass', () => {
     await refreshTokens.upsert('refresh-1', { grantId: 'grant-1', clientId: 'client-1' }, 3_600);
     await refreshTokens.consume('refresh-1');
 
-    const report = await runJanitorPass(db, { auditRetentionDays: 365 });
+    const report = await runJanitorPass(db, { auditRetentionDays: 365, syncTokenTtlSeconds: 2_592_000 });
 
     expect(report.deleted.oidc_models).toBe(0);
     const found = await refreshTokens.find('refresh-1');
@@ -182,6 +209,7 @@ describe('a janitor pass', () => {
     const batches: number[] = [];
     const report = await runJanitorPass(db, {
       auditRetentionDays: 365,
+      syncTokenTtlSeconds: 2_592_000,
       batchSize: 1_000,
       pauseMs: 0,
       onBatch: (kind, rows) => kind === 'oidc_models' && batches.push(rows),
@@ -200,17 +228,24 @@ describe('a janitor pass', () => {
     const [first, second] = [createDatabase(database.url), createDatabase(database.url)];
     try {
       // Small batches with pauses: the first pass lasts long enough for the second to meet it.
-      const running = runJanitorPass(first, { auditRetentionDays: 365, batchSize: 50, pauseMs: 30 });
+      const running = runJanitorPass(first, {
+        auditRetentionDays: 365,
+        syncTokenTtlSeconds: 2_592_000,
+        batchSize: 50,
+        pauseMs: 30,
+      });
       await until(async () => (await advisoryLocksHeld()) === 1);
-      const skipped = await runJanitorPass(second, { auditRetentionDays: 365 });
+      const skipped = await runJanitorPass(second, { auditRetentionDays: 365, syncTokenTtlSeconds: 2_592_000 });
       const ran = await running;
 
       expect(skipped.ran).toBe(false);
-      expect(Object.values(skipped.deleted)).toEqual([0, 0, 0, 0, 0]);
+      expect(Object.values(skipped.deleted)).toEqual(JANITOR_KINDS.map(() => 0));
       expect(ran.ran).toBe(true);
       expect(ran.deleted.oidc_models).toBe(1_000);
       // The lock was given back: the next pass runs.
-      expect((await runJanitorPass(second, { auditRetentionDays: 365 })).ran).toBe(true);
+      expect((await runJanitorPass(second, { auditRetentionDays: 365, syncTokenTtlSeconds: 2_592_000 })).ran).toBe(
+        true,
+      );
       expect(await advisoryLocksHeld()).toBe(0);
     } finally {
       await Promise.all([first.destroy(), second.destroy()]);
@@ -221,7 +256,11 @@ describe('a janitor pass', () => {
 describe('the janitor timer', () => {
   it('runs passes on its interval, reports each, and stops for good', async () => {
     await anOidcModel({ expiresAt: ago(3_600_000) });
-    const janitor = startJanitor(db, { intervalSeconds: 1, auditRetentionDays: 365 }, silent);
+    const janitor = startJanitor(
+      db,
+      { intervalSeconds: 1, auditRetentionDays: 365, syncTokenTtlSeconds: 2_592_000 },
+      silent,
+    );
     const outcomes: JanitorOutcome[] = [];
     janitor.onPass((outcome) => outcomes.push(outcome));
     await until(async () => outcomes.length >= 1);
@@ -231,14 +270,26 @@ describe('the janitor timer', () => {
 
     expect(outcomes[0]).toEqual({
       outcome: 'ran',
-      deleted: { oidc_models: 1, member_sessions: 0, rate_limits: 0, audit_events: 0, personal_access_tokens: 0 },
+      deleted: {
+        oidc_models: 1,
+        member_sessions: 0,
+        rate_limits: 0,
+        audit_events: 0,
+        personal_access_tokens: 0,
+        contact_tombstones: 0,
+        dpop_proofs: 0,
+      },
     });
     expect(outcomes).toHaveLength(seen);
   });
 
   it('does not run when its interval is 0', async () => {
     const expired = await anOidcModel({ expiresAt: ago(3_600_000) });
-    const janitor = startJanitor(db, { intervalSeconds: 0, auditRetentionDays: 365 }, silent);
+    const janitor = startJanitor(
+      db,
+      { intervalSeconds: 0, auditRetentionDays: 365, syncTokenTtlSeconds: 2_592_000 },
+      silent,
+    );
     const outcomes: JanitorOutcome[] = [];
     janitor.onPass((outcome) => outcomes.push(outcome));
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -256,13 +307,7 @@ describe('the janitor timer', () => {
     const janitor = startJanitor(db, undefined, silent);
     // The statistics arrive shortly after the commit.
     await until(async () => (await janitor.tableRows()).oidc_models === 40);
-    expect(Object.keys(await estimatedTableRows(db)).sort()).toEqual([
-      'audit_events',
-      'member_sessions',
-      'oidc_models',
-      'personal_access_tokens',
-      'rate_limits',
-    ]);
+    expect(Object.keys(await estimatedTableRows(db)).sort()).toEqual([...JANITOR_KINDS].sort());
   });
 });
 

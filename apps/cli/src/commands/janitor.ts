@@ -13,8 +13,7 @@ export const janitorCommand: Command = {
   options: {},
   required: [],
   run: async (_values, { db, env }) => {
-    const { auditRetentionDays } = settingsFrom(env);
-    return { ...(await runJanitorPass(db, { auditRetentionDays })) };
+    return { ...(await runJanitorPass(db, settingsFrom(env))) };
   },
 };
 

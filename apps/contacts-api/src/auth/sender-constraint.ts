@@ -1,11 +1,5 @@
 import type { Logger } from '@contacts/config';
-import {
-  type Database,
-  deleteExpiredDpopProofs,
-  hasPersonalTokenPrefix,
-  isWellFormedPersonalToken,
-  rememberDpopProof,
-} from '@contacts/db';
+import { type Database, hasPersonalTokenPrefix, isWellFormedPersonalToken, rememberDpopProof } from '@contacts/db';
 import type { Context } from 'koa';
 import { ApiError } from '../http/errors';
 import { bearerToken } from './bearer';
@@ -40,8 +34,6 @@ const ALGS = DPOP_ALGORITHMS.join(' ');
 const DPOP_SCHEME = /^DPoP +([A-Za-z0-9\-._~+/]+=*) *$/i;
 /** No token of ours is anywhere near this long; longer values are refused unread. */
 const MAX_TOKEN_LENGTH = 4_096;
-/** Expired proofs are deleted at most this often per process (the janitor may do it too). */
-const CLEANUP_INTERVAL_MS = 60_000;
 
 /** The access token of an `Authorization: Bearer …` or `Authorization: DPoP …` header (for counting requests per token). */
 export function presentedAccessToken(authorization: string | undefined): string | undefined {
@@ -67,19 +59,11 @@ const bearerInvalid = (description: string) =>
  * Sender-constrained tokens (RFC 9449 §7) and the personal-token checksum, in front of the
  * bearer check. `publicUrl` is the URL clients address (the service runs behind a proxy): the
  * proof's `htu` is compared with it plus this request's path. Seen proof `jti`s are kept in
- * PostgreSQL (dpop_proofs), so a proof replayed to another replica is refused as well.
+ * PostgreSQL (dpop_proofs), so a proof replayed to another replica is refused as well; the
+ * janitor deletes them once their window has passed.
  */
 export function senderConstraint(db: Database, publicUrl: string, logger: Logger): SenderConstraint {
   const base = publicUrl.replace(/\/+$/, '');
-  let lastCleanup = 0;
-  const cleanupNowAndThen = () => {
-    if (Date.now() - lastCleanup < CLEANUP_INTERVAL_MS) return;
-    lastCleanup = Date.now();
-    deleteExpiredDpopProofs(db).catch((error: Error) =>
-      logger.warn({ err: { message: error.message } }, 'expired DPoP proofs not deleted'),
-    );
-  };
-
   return {
     async present(ctx) {
       const authorization = ctx.get('authorization');
@@ -124,7 +108,6 @@ export function senderConstraint(db: Database, publicUrl: string, logger: Logger
       if (!(await rememberDpopProof(db, proof.jkt, proof.jti, expiresAt))) {
         throw dpopChallenge('invalid_dpop_proof', 'the proof was already used');
       }
-      cleanupNowAndThen();
     },
   };
 }

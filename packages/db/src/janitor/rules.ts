@@ -1,3 +1,5 @@
+import { TOMBSTONE_RETENTION_MARGIN_SECONDS } from '../queries/contact-changes';
+
 /**
  * What the janitor deletes: one rule per table that gains rows with traffic. Each rule names a
  * condition that only rows nobody can use any more satisfy, served by an index so that a batch
@@ -18,6 +20,8 @@ export interface RetentionRule {
 export interface RetentionOptions {
   /** Audit events older than this many days are deleted. */
   auditRetentionDays: number;
+  /** Tombstones of deleted contacts are kept this long (a sync token's lifetime), plus a margin. */
+  syncTokenTtlSeconds: number;
 }
 
 export const JANITOR_KINDS = [
@@ -26,6 +30,8 @@ export const JANITOR_KINDS = [
   'rate_limits',
   'audit_events',
   'personal_access_tokens',
+  'contact_tombstones',
+  'dpop_proofs',
 ] as const;
 
 export type JanitorKind = (typeof JANITOR_KINDS)[number];
@@ -69,6 +75,20 @@ export const RETENTION_RULES: readonly RetentionRule[] = [
     kind: 'personal_access_tokens',
     table: 'personal_access_tokens',
     condition: `expires_at < now() - interval '${EXPIRED_PERSONAL_TOKEN_KEPT_DAYS} days'`,
+    bindings: () => [],
+  },
+  {
+    // A sync token older than its lifetime is refused (410), so no client can ask for these.
+    kind: 'contact_tombstones',
+    table: 'contact_tombstones',
+    condition: 'deleted_at < now() - make_interval(secs => ?)',
+    bindings: (options) => [options.syncTokenTtlSeconds + TOMBSTONE_RETENTION_MARGIN_SECONDS],
+  },
+  {
+    // A proof past its window is refused by its age; its jti need not be remembered any more.
+    kind: 'dpop_proofs',
+    table: 'dpop_proofs',
+    condition: "expires_at < now() - interval '1 minute'",
     bindings: () => [],
   },
 ];

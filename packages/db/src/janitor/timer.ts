@@ -7,6 +7,7 @@ export interface JanitorSchedule {
   /** Seconds between two passes; 0: the janitor does not run in this process. */
   intervalSeconds: number;
   auditRetentionDays: number;
+  syncTokenTtlSeconds: number;
 }
 
 /** What became of one timed pass, for metrics. */
@@ -46,7 +47,7 @@ export function startJanitor(db: Database, schedule: JanitorSchedule | undefined
   const passThenWait = async (settings: JanitorSchedule) => {
     let outcome: JanitorOutcome;
     try {
-      const report = await runJanitorPass(db, { auditRetentionDays: settings.auditRetentionDays });
+      const report = await runJanitorPass(db, settings);
       outcome = { outcome: report.ran ? 'ran' : 'skipped', deleted: report.deleted };
       if (report.ran) log.info(`janitor pass: ${JSON.stringify(report)}`);
     } catch (error) {

@@ -92,48 +92,9 @@ export async function isValidSnapshot(db: Queryable, snapshot: string): Promise<
 }
 
 /**
- * Removes tombstones older than `maxAgeSeconds` (a sync token's lifetime, plus a margin the
- * caller chooses), `batchSize` rows per statement so that no statement holds many row locks or
- * runs long, until none is left or `maxBatches` ran. Returns how many were removed. A token
- * older than its lifetime is refused (410), so no client can ask for a tombstone removed here.
- */
-export async function purgeContactTombstones(
-  db: Database,
-  options: { maxAgeSeconds: number; batchSize?: number; maxBatches?: number },
-): Promise<number> {
-  const batchSize = options.batchSize ?? 1000;
-  const maxBatches = options.maxBatches ?? Number.POSITIVE_INFINITY;
-  let removed = 0;
-  for (let batch = 0; batch < maxBatches; batch += 1) {
-    const result = await db.raw<{ rowCount: number }>(
-      `delete from contact_tombstones where contact_id in (
-         select contact_id from contact_tombstones
-          where deleted_at < now() - make_interval(secs => ?)
-          order by deleted_at limit ?)`,
-      [options.maxAgeSeconds, batchSize],
-    );
-    removed += result.rowCount;
-    if (result.rowCount < batchSize) break;
-  }
-  return removed;
-}
-
-/**
  * Past a sync token's lifetime, a tombstone is kept this much longer: a tombstone is stamped when
  * the delete ran, the token when its snapshot was taken, so a delete in a transaction still open
  * when a token was issued is stamped earlier than that token. A day covers any transaction this
  * service runs (and clock skew between the API's hosts and the database).
  */
 export const TOMBSTONE_RETENTION_MARGIN_SECONDS = 86_400;
-
-/** The janitor's pass: removes the tombstones no unexpired sync token can need any more. */
-export function purgeExpiredContactTombstones(
-  db: Database,
-  syncTokenTtlSeconds: number,
-  options: { batchSize?: number; maxBatches?: number } = {},
-): Promise<number> {
-  return purgeContactTombstones(db, {
-    maxAgeSeconds: syncTokenTtlSeconds + TOMBSTONE_RETENTION_MARGIN_SECONDS,
-    ...options,
-  });
-}

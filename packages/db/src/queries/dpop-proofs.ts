@@ -17,14 +17,3 @@ export async function rememberDpopProof(db: Database, jkt: string, jti: string, 
   );
   return result.rows.length === 1;
 }
-
-/** Deletes proofs whose window has passed (a replay of them is refused by its age); returns how many. */
-export async function deleteExpiredDpopProofs(db: Database, limit = 10_000): Promise<number> {
-  const result = await db.raw<{ rowCount: number | null }>(
-    `delete from dpop_proofs where key in (
-       select key from dpop_proofs where expires_at <= now() limit ?
-     )`,
-    [limit],
-  );
-  return result.rowCount ?? 0;
-}
