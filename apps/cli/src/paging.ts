@@ -22,7 +22,9 @@ export function pageLimit(values: CommandValues): number {
 export function afterId(values: CommandValues): number | undefined {
   if (values.after === undefined) return undefined;
   const after = typeof values.after === 'string' && /^\d+$/.test(values.after) ? Number(values.after) : Number.NaN;
-  if (!isRowId(after)) throw new UsageError('--after must be an id printed as next_after by the previous page');
+  // 0 is a valid cursor: it starts before the first row.
+  if (after !== 0 && !isRowId(after))
+    throw new UsageError('--after must be an id printed as next_after by the previous page');
   return after;
 }
 
