@@ -205,9 +205,12 @@ legend {
   white-space: nowrap;
   max-width: 18rem;
 }
-td code,
 td div {
   overflow-wrap: anywhere;
+}
+td code.client-id,
+td button {
+  white-space: nowrap;
 }
 /*
  * Phones: the tabs become a two-by-two grid under the brand, and each table row a stacked card
@@ -259,11 +262,20 @@ td div {
   table.stacking td {
     display: grid;
     grid-template-columns: 7.5rem minmax(0, 1fr);
-    gap: 0.5rem;
+    gap: 0 0.5rem;
     border: 0;
     padding: 0.2rem 0;
   }
+  table.stacking td > * {
+    grid-column: 2;
+    overflow-wrap: anywhere;
+  }
+  table.stacking td form + form {
+    margin-top: 0.5rem;
+  }
+  /* The label spans the cell's rows, so that several values (URIs, buttons) stack beside it. */
   table.stacking td::before {
+    grid-row: 1 / span 12;
     content: attr(data-label);
     font-weight: 600;
     color: var(--muted);
