@@ -1,19 +1,30 @@
 import { parseArgs } from 'node:util';
 import { InputError } from '@contacts/auth';
-import { UsageError, withCommandContext } from './cli-context';
-import { type CommandValues, commands, soloCommands } from './commands/index';
+import { DatabaseNotReadyError, UsageError, withCommandContext } from './cli-context';
+import { type Command, type CommandValues, commands, soloCommands } from './commands/index';
+import { commandHelp, nounHelp, toolHelp } from './help';
 
 /**
  * `pnpm -s cli <noun> <verb> --flag value`: prints exactly one JSON document on stdout and
- * exits 0; on bad input prints a message on stderr, exits 2 and writes nothing.
+ * exits 0; on bad input prints a message on stderr, exits 2 and writes nothing; on any other
+ * failure prints a message on stderr and exits 1. `--help` prints help on stdout (exit 0).
  */
+const HELP = new Set(['--help', '-h', 'help']);
+
 async function main(argv: string[]): Promise<number> {
   const [noun, ...afterNoun] = argv;
-  const solo = noun ? soloCommands[noun] : undefined;
+  if (noun === undefined || HELP.has(noun)) return printHelp(toolHelp());
+  const solo = soloCommands[noun];
   const [verb, ...afterVerb] = afterNoun;
-  const command = solo ?? (noun && verb ? commands[noun]?.[verb] : undefined);
+  if (!solo && (verb === undefined || HELP.has(verb))) {
+    const help = nounHelp(noun);
+    if (help && verb !== undefined) return printHelp(help);
+    throw new UsageError(help ? `${noun} needs a verb\n${help}` : `unknown command "${noun}"\n${toolHelp()}`);
+  }
+  const command: Command | undefined = solo ?? (verb ? commands[noun]?.[verb] : undefined);
+  if (!command) throw new UsageError(`unknown command "${noun} ${verb}"\n${nounHelp(noun) ?? toolHelp()}`);
   const rest = solo ? afterNoun : afterVerb;
-  if (!command) throw new UsageError(`usage: pnpm -s cli <command>\n${usage()}`);
+  if (rest.some((arg) => HELP.has(arg))) return printHelp(commandHelp(command));
   let values: CommandValues;
   try {
     ({ values } = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false }));
@@ -23,15 +34,18 @@ async function main(argv: string[]): Promise<number> {
   const missing = command.required.filter((flag) => values[flag] === undefined);
   if (missing.length > 0)
     throw new UsageError(`missing --${missing.join(', --')}\nusage: pnpm -s cli ${command.summary}`);
-  const result = await withCommandContext(process.env, (context) => command.run(values, context));
+  const result = await withCommandContext(
+    process.env,
+    { needsCurrentSchema: command.needsCurrentSchema ?? true },
+    (context) => command.run(values, context),
+  );
   process.stdout.write(`${JSON.stringify(result)}\n`);
   return 0;
 }
 
-function usage(): string {
-  return [...Object.values(commands).flatMap((verbs) => Object.values(verbs)), ...Object.values(soloCommands)]
-    .map((command) => `  ${command.summary}`)
-    .join('\n');
+function printHelp(text: string): number {
+  process.stdout.write(text);
+  return 0;
 }
 
 main(process.argv.slice(2)).then(
@@ -41,7 +55,13 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`error: ${error.message}\n`);
       process.exit(2);
     }
-    process.stderr.write(`error: ${(error as Error).stack ?? String(error)}\n`);
+    if (error instanceof DatabaseNotReadyError) {
+      process.stderr.write(`error: ${error.message}\n`);
+      process.exit(1);
+    }
+    // Unexpected: the message, and the stack only when asked for (CLI_DEBUG=1).
+    const { message, stack } = error as Error;
+    process.stderr.write(`error: ${process.env.CLI_DEBUG ? (stack ?? message) : (message ?? String(error))}\n`);
     process.exit(1);
   },
 );

@@ -1,7 +1,8 @@
 import { createAuthServer, loadAuthConfig } from '@contacts/auth';
 import { createLogger, isContactsApiPath, serve } from '@contacts/config';
 import { createContactsApi, loadContactsApiConfig } from '@contacts/contacts-api';
-import { openServiceDatabase } from '@contacts/db';
+import { openServiceDatabase, type ServiceDatabase } from '@contacts/db';
+import { explainDatabaseFailure } from './database-failure';
 
 /**
  * `pnpm start`: the whole product in one process for a developer's machine. Starts the
@@ -19,13 +20,21 @@ const env: NodeJS.ProcessEnv = {
   AUTH_INTERNAL_URL: process.env.AUTH_INTERNAL_URL ?? `http://127.0.0.1:${port}`,
 };
 
-const database = await openServiceDatabase({
-  env,
-  applicationName: 'platform',
-  mode: 'own',
-  migrate: true,
-  log: (message) => logger.debug(message),
-});
+let database: ServiceDatabase;
+try {
+  database = await openServiceDatabase({
+    env,
+    applicationName: 'platform',
+    mode: 'own',
+    migrate: true,
+    log: (message) => logger.debug(message),
+  });
+} catch (error) {
+  // The usual causes are the machine's (permissions, a port in use, a server that is down):
+  // a sentence that names the cause and the remedy helps more than a stack trace.
+  process.stderr.write(`pnpm start: ${explainDatabaseFailure(error, env)}\n`);
+  process.exit(1);
+}
 try {
   const auth = await createAuthServer({
     db: database.db,

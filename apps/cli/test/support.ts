@@ -2,7 +2,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const appRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const appRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export interface CliRun {
   code: number;
@@ -12,12 +12,12 @@ export interface CliRun {
 }
 
 /** Runs `pnpm -s cli …` the way an operator does, as a separate process. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliRun> {
+export function runCli(args: string[], env: NodeJS.ProcessEnv, cwd: string = appRoot): Promise<CliRun> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       ['--import', 'tsx', 'src/cli.ts', ...args],
-      { cwd: appRoot, env: { ...process.env, ...env } },
+      { cwd, env: { ...process.env, ...env } },
       (error, stdout, stderr) => {
         let json: unknown;
         try {
@@ -31,10 +31,27 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliRun> 
   });
 }
 
+/** Runs the launcher expecting it to give up: its exit code and output. */
+export function runLauncher(env: NodeJS.ProcessEnv, cwd: string = appRoot): Promise<CliRun> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/start.ts'],
+      { cwd, env: { ...process.env, ...env }, timeout: 90_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr, json: undefined }),
+    );
+  });
+}
+
 /** Starts `pnpm start` (the launcher) in its own process group and waits until it answers. */
-export async function startPlatform(env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {
+export async function startPlatform(
+  env: NodeJS.ProcessEnv,
+  port: number,
+  cwd: string = appRoot,
+): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/start.ts'], {
-    cwd: appRoot,
+    cwd,
     env: { ...process.env, ...env, PORT: String(port) },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,5 +1,11 @@
 import type { Logger } from '@contacts/config';
-import { createServiceMetrics, healthEndpoints, janitorMetrics, requestLogging } from '@contacts/config';
+import {
+  createServiceMetrics,
+  DEFAULT_SYNC_TOKEN_TTL_SECONDS,
+  healthEndpoints,
+  janitorMetrics,
+  requestLogging,
+} from '@contacts/config';
 import type { Database, NotificationListener } from '@contacts/db';
 import { databaseProblem, startJanitor } from '@contacts/db';
 import { Router } from '@koa/router';
@@ -11,7 +17,6 @@ import { listenForRevocations } from './auth/revocation-listener';
 import { senderConstraint } from './auth/sender-constraint';
 import { TokenCache } from './auth/token-cache';
 import { tokenCacheMetrics } from './auth/token-cache-metrics';
-import { DEFAULT_SYNC_TOKEN_TTL_SECONDS } from '@contacts/config';
 import type { ContactsApiConfig } from './config';
 import { ApiError, errorEnvelope } from './http/errors';
 import { perTokenRateLimit } from './http/rate-limit';

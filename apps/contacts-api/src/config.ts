@@ -1,11 +1,11 @@
 import {
   integerFrom,
-  syncTokenTtlFrom,
   type JanitorSettings,
   janitorSettingsFrom,
   loadSharedSecrets,
   type RateLimit,
   rateLimitFrom,
+  syncTokenTtlFrom,
   urlFrom,
 } from '@contacts/config';
 import { dataDirectory } from '@contacts/db';

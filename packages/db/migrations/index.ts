@@ -4,6 +4,7 @@ import * as security from './20261122020000_security';
 import * as senderConstraints from './20261123000000_sender_constraints';
 import * as changeFeed from './20261123010000_change_feed';
 import * as janitor from './20261123020000_janitor';
+import * as memberDisabling from './20261123030000_member_disabling';
 
 /** Every migration, in order. Listed here so that they load the same way under tsx, vitest and a bundle. */
 export const migrations: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -12,4 +13,5 @@ export const migrations: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261123000000_sender_constraints', migration: senderConstraints },
   { name: '20261123010000_change_feed', migration: changeFeed },
   { name: '20261123020000_janitor', migration: janitor },
+  { name: '20261123030000_member_disabling', migration: memberDisabling },
 ];

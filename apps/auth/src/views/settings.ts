@@ -54,13 +54,13 @@ export function applicationsPage(view: SettingsFrame & { clients: OAuthClientRow
       ${
         view.clients.length === 0
           ? html`<p>No applications yet.</p>`
-          : html`<table><thead><tr><th scope="col">Name</th><th scope="col">Client ID</th><th scope="col">Redirect URIs</th><th scope="col">Actions</th></tr></thead><tbody>
+          : html`<table class="stacking"><thead><tr><th scope="col">Name</th><th scope="col">Client ID</th><th scope="col">Redirect URIs</th><th scope="col">Actions</th></tr></thead><tbody>
           ${view.clients.map(
             (client) => html`<tr>
-              <td>${client.name}</td>
-              <td><code class="client-id">${client.client_id}</code></td>
-              <td>${client.redirect_uris.map((uri) => html`<div>${uri}</div>`)}</td>
-              <td>
+              <td data-label="Name">${client.name}</td>
+              <td data-label="Client ID"><code class="client-id">${client.client_id}</code></td>
+              <td data-label="Redirect URIs">${client.redirect_uris.map((uri) => html`<div>${uri}</div>`)}</td>
+              <td data-label="Actions">
                 ${
                   client.is_public
                     ? ''
@@ -109,12 +109,12 @@ export function tokensPage(view: SettingsFrame & { tokens: PersonalAccessTokenRo
       ${
         view.tokens.length === 0
           ? html`<p>No tokens yet.</p>`
-          : html`<table><thead><tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col">Status</th></tr></thead><tbody>
+          : html`<table class="stacking"><thead><tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col">Status</th></tr></thead><tbody>
           ${view.tokens.map(
             (token) => html`<tr>
-              <td>${token.name}</td><td>${token.scopes.join(' ')}</td><td>${date(token.created_at)}</td>
-              <td>${date(token.expires_at)}</td><td>${date(token.last_used_at)}</td>
-              <td>${
+              <td data-label="Name">${token.name}</td><td data-label="Scopes">${token.scopes.join(' ')}</td><td data-label="Created">${date(token.created_at)}</td>
+              <td data-label="Expires">${date(token.expires_at)}</td><td data-label="Last used">${date(token.last_used_at)}</td>
+              <td data-label="Status">${
                 token.revoked_at
                   ? 'Revoked'
                   : token.expires_at < new Date()
@@ -138,10 +138,12 @@ export function authorizedAppsPage(view: SettingsFrame & { grants: MemberGrantRo
       ${
         view.grants.length === 0
           ? html`<p>You have not authorized any application.</p>`
-          : html`<table><thead><tr><th scope="col">Application</th><th scope="col">Access</th><th scope="col">Since</th><th scope="col">Actions</th></tr></thead><tbody>
+          : html`<table class="stacking"><thead><tr><th scope="col">Application</th><th scope="col">Access</th><th scope="col">Since</th><th scope="col">Actions</th></tr></thead><tbody>
           ${view.grants.map(
-            (grant) => html`<tr><td>${grant.client_name}</td><td>${grant.scope}</td><td>${date(grant.granted_at)}</td>
-              <td><form method="post" action="/settings/authorized-apps/${grant.client_id}/revoke">
+            (
+              grant,
+            ) => html`<tr><td data-label="Application">${grant.client_name}</td><td data-label="Access">${grant.scope}</td><td data-label="Since">${date(grant.granted_at)}</td>
+              <td data-label="Actions"><form method="post" action="/settings/authorized-apps/${grant.client_id}/revoke">
                 <input type="hidden" name="csrf" value="${view.csrfToken}">
                 <button type="submit" class="danger" aria-label="Revoke access of ${grant.client_name}">Revoke access</button></form></td></tr>`,
           )}</tbody></table>`
@@ -178,10 +180,12 @@ export function securityPage(view: SettingsFrame & { events: AuditEventRow[] }):
       ${
         view.events.length === 0
           ? html`<p>No security events yet.</p>`
-          : html`<table><thead><tr><th scope="col">When (UTC)</th><th scope="col">What</th><th scope="col">Application</th><th scope="col">From</th></tr></thead><tbody>
+          : html`<table class="stacking"><thead><tr><th scope="col">When (UTC)</th><th scope="col">What</th><th scope="col">Application</th><th scope="col">From</th></tr></thead><tbody>
           ${view.events.map(
-            (event) => html`<tr><td>${event.created_at.toISOString().replace('T', ' ').slice(0, 19)}</td>
-              <td>${EVENT_LABELS[event.event] ?? event.event}</td><td>${event.client_id ?? ''}</td><td>${event.ip ?? ''}</td></tr>`,
+            (
+              event,
+            ) => html`<tr><td data-label="When (UTC)">${event.created_at.toISOString().replace('T', ' ').slice(0, 19)}</td>
+              <td data-label="What">${EVENT_LABELS[event.event] ?? event.event}</td><td data-label="Application">${event.client_id ?? ''}</td><td data-label="From">${event.ip ?? ''}</td></tr>`,
           )}</tbody></table>`
       }
     </section>`,

@@ -194,4 +194,91 @@ legend {
 .inline {
   display: inline;
 }
+.topbar form {
+  display: flex;
+  align-items: center;
+  min-width: 0;
+}
+.who {
+  overflow: hidden;
+  text-overflow: ellipsis;
+  white-space: nowrap;
+  max-width: 18rem;
+}
+td div {
+  overflow-wrap: anywhere;
+}
+td code.client-id,
+td button {
+  white-space: nowrap;
+}
+/*
+ * Phones: the tabs become a two-by-two grid under the brand, and each table row a stacked card
+ * whose cells carry their column's name (data-label), so no page scrolls sideways.
+ */
+@media (max-width: 40rem) {
+  .topbar {
+    padding: 0.75rem 1rem;
+    gap: 0.5rem 1rem;
+  }
+  .brand {
+    flex: 1;
+  }
+  .topbar nav {
+    order: 3;
+    flex: 1 0 100%;
+    display: grid;
+    grid-template-columns: 1fr 1fr;
+    gap: 0.25rem 1rem;
+  }
+  .who {
+    max-width: 11rem;
+  }
+  main {
+    margin: 1rem auto;
+    padding: 0 0.75rem;
+  }
+  .card {
+    padding: 1rem;
+  }
+  table.stacking,
+  table.stacking tbody,
+  table.stacking tr {
+    display: block;
+    width: 100%;
+  }
+  table.stacking thead {
+    position: absolute;
+    width: 1px;
+    height: 1px;
+    overflow: hidden;
+    clip-path: inset(50%);
+    white-space: nowrap;
+  }
+  table.stacking tr {
+    border-bottom: 1px solid var(--line);
+    padding: 0.5rem 0;
+  }
+  table.stacking td {
+    display: grid;
+    grid-template-columns: 7.5rem minmax(0, 1fr);
+    gap: 0 0.5rem;
+    border: 0;
+    padding: 0.2rem 0;
+  }
+  table.stacking td > * {
+    grid-column: 2;
+    overflow-wrap: anywhere;
+  }
+  table.stacking td form + form {
+    margin-top: 0.5rem;
+  }
+  /* The label spans the cell's rows, so that several values (URIs, buttons) stack beside it. */
+  table.stacking td::before {
+    grid-row: 1 / span 12;
+    content: attr(data-label);
+    font-weight: 600;
+    color: var(--muted);
+  }
+}
 `;

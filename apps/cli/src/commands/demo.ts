@@ -8,6 +8,9 @@ import type { Command } from './index';
  */
 export const demoCommand: Command = {
   summary: 'demo',
+  description:
+    'Creates a demo member (with a fresh password), a group, three categories and an OAuth application with a ' +
+    'local redirect URI, and prints an authorize URL to try the flow.',
   options: {},
   required: [],
   run: async (_values, { db, env }) => {

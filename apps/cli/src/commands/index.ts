@@ -17,7 +17,12 @@ export interface Command {
   options: NonNullable<ParseArgsConfig['options']>;
   /** Flags that must be present. */
   required: string[];
+  /** The command line, as `--help` and usage errors show it. */
   summary: string;
+  /** What the command does, for `--help`. */
+  description: string;
+  /** False for the migration itself; every other command refuses a database that is behind. */
+  needsCurrentSchema?: boolean;
   run(values: CommandValues, context: CommandContext): Promise<CommandResult>;
 }
 

@@ -10,6 +10,10 @@ import type { Command } from './index';
  */
 export const janitorCommand: Command = {
   summary: 'janitor',
+  description:
+    'One janitor pass now: deletes, in bounded batches, every row past its expiry or retention (expired tokens, ' +
+    'codes, sessions, rate-limit windows, old audit events, tombstones, DPoP proofs). Prints the rows deleted per ' +
+    'kind; "ran": false when another process holds the janitor lock.',
   options: {},
   required: [],
   run: async (_values, { db, env }) => {

@@ -1,11 +1,108 @@
-import { registerMember } from '@contacts/auth';
-import type { Command } from './index';
+import { hashSecret, registerMember, requirePassword } from '@contacts/auth';
+import {
+  findMemberRecord,
+  listGrantsOfMember,
+  listGroupsOfMember,
+  listMembersPage,
+  listOAuthClientsOf,
+  listPersonalAccessTokensOf,
+  type MemberRecord,
+  updateMemberPasswordHash,
+} from '@contacts/db';
+import { disableMember, enableMember } from '../admin/member-access';
+import { type CommandContext, UsageError } from '../cli-context';
+import { rowIdFlag } from '../flags';
+import { afterId, pageLimit, pageOptions, toPage } from '../paging';
+import type { Command, CommandValues } from './index';
+
+async function existingMember(values: CommandValues, { db }: CommandContext): Promise<MemberRecord> {
+  const id = rowIdFlag(values, 'member');
+  const member = await findMemberRecord(db, id);
+  if (!member) throw new UsageError(`no member has id ${id}`);
+  return member;
+}
 
 export const memberCommands: Record<string, Command> = {
   create: {
     summary: 'member create --email E --name N --password P',
+    description: 'Registers a member who can sign in with this e-mail address and password.',
     options: { email: { type: 'string' }, name: { type: 'string' }, password: { type: 'string' } },
     required: ['email', 'name', 'password'],
     run: (values, { db }) => registerMember(db, { email: values.email, name: values.name, password: values.password }),
+  },
+  list: {
+    summary: 'member list [--limit N] [--after ID]',
+    description: 'Lists members by id, disabled ones included (disabled_at set), one page at a time.',
+    options: { ...pageOptions },
+    required: [],
+    run: async (values, { db }) => {
+      const limit = pageLimit(values);
+      const rows = await listMembersPage(db, { limit, after: afterId(values) });
+      return { ...toPage(rows, limit, (row) => row.id, { words: 'member list' }) };
+    },
+  },
+  show: {
+    summary: 'member show --member M',
+    description: 'Shows a member with their groups, applications, personal access tokens and authorized applications.',
+    options: { member: { type: 'string' } },
+    required: ['member'],
+    run: async (values, context) => {
+      const member = await existingMember(values, context);
+      const { db } = context;
+      const [groups, clients, tokens, grants] = await Promise.all([
+        listGroupsOfMember(db, member.id),
+        listOAuthClientsOf(db, member.id),
+        listPersonalAccessTokensOf(db, member.id),
+        listGrantsOfMember(db, String(member.id)),
+      ]);
+      return {
+        ...member,
+        groups,
+        clients: clients.map(({ secret_hash: _secret, ...client }) => client),
+        personal_tokens: tokens.map(({ token_hash: _hash, grant_id: _grant, ...token }) => token),
+        authorized_apps: grants.map(({ grant_id: _grant, ...app }) => app),
+      };
+    },
+  },
+  'set-password': {
+    summary: 'member set-password --member M --password P',
+    description:
+      "Gives a member a new password (the pages' rule: at least 12 characters, not a common password). Their sessions, consents and tokens stay as they are.",
+    options: { member: { type: 'string' }, password: { type: 'string' } },
+    required: ['member', 'password'],
+    run: async (values, context) => {
+      const member = await existingMember(values, context);
+      const password = requirePassword(values.password);
+      await updateMemberPasswordHash(context.db, member.id, await hashSecret(password));
+      return { id: member.id, password_changed: true };
+    },
+  },
+  disable: {
+    summary: 'member disable --member M',
+    description:
+      'Disables a member: they cannot sign in, and every consent, code and token issued for them (personal ' +
+      'access tokens included) is revoked at once, the contacts API told. `member enable` undoes the sign-in block only.',
+    options: { member: { type: 'string' } },
+    required: ['member'],
+    run: async (values, context) => {
+      const member = await existingMember(values, context);
+      const disabled = await disableMember(context.db, member.id);
+      if (!disabled) throw new UsageError(`no member has id ${member.id}`);
+      return {
+        ...disabled.member,
+        revoked_grants: disabled.revoked_grants,
+        revoked_personal_tokens: disabled.revoked_personal_tokens,
+      };
+    },
+  },
+  enable: {
+    summary: 'member enable --member M',
+    description: 'Lets a disabled member sign in again. Revoked tokens and consents stay revoked.',
+    options: { member: { type: 'string' } },
+    required: ['member'],
+    run: async (values, context) => {
+      const member = await existingMember(values, context);
+      return { ...(await enableMember(context.db, member.id)) };
+    },
   },
 };

@@ -5,6 +5,8 @@ import type { Command } from './index';
 export const migrateCommands: Record<string, Command> = {
   latest: {
     summary: 'migrate latest',
+    description: 'Applies every migration not yet applied (safe to run while the services run, and to run twice).',
+    needsCurrentSchema: false,
     options: {},
     required: [],
     run: async (_values, { db }) => ({ applied: await migrateLatest(db) }),

@@ -10,10 +10,6 @@ export interface BrowserSessionRow {
   ip: string | null;
 }
 
-export async function updateMemberPasswordHash(db: Database, memberId: number, passwordHash: string): Promise<void> {
-  await db('members').where({ id: memberId }).update({ password_hash: passwordHash, updated_at: db.fn.now() });
-}
-
 /** The member's unexpired browser sessions of the auth app's pages, newest first. */
 export async function listBrowserSessionsOf(db: Database, memberId: number): Promise<BrowserSessionRow[]> {
   return db('member_sessions')

@@ -24,3 +24,16 @@ export async function findBusinessCategoryById(db: Database, id: number): Promis
 export async function listBusinessCategories(db: Database): Promise<BusinessCategory[]> {
   return db<BusinessCategoryRow>('business_categories').orderBy('id').select('id', 'name');
 }
+
+/** One page of categories by id: up to `limit` + 1 rows. */
+export async function listBusinessCategoriesPage(
+  db: Database,
+  page: { limit: number; after?: number },
+): Promise<BusinessCategory[]> {
+  const query = db<BusinessCategoryRow>('business_categories')
+    .orderBy('id')
+    .limit(page.limit + 1)
+    .select('id', 'name');
+  if (page.after !== undefined) query.where('id', '>', page.after);
+  return query;
+}

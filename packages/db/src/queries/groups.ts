@@ -45,3 +45,23 @@ export async function listGroupsOfMember(
     .orderBy('groups.id')
     .select('groups.id', 'groups.name');
 }
+
+/** Removes a member from a group; false when they were not in it. */
+export async function removeGroupMember(db: Database, groupId: number, memberId: number): Promise<boolean> {
+  return (await db('group_members').where({ group_id: groupId, member_id: memberId }).delete()) > 0;
+}
+
+/** One page of groups by id with their member counts: up to `limit` + 1 rows. */
+export async function listGroupsPage(
+  db: Database,
+  page: { limit: number; after?: number },
+): Promise<Array<{ id: number; name: string; member_count: number }>> {
+  const query = db('groups')
+    .leftJoin('group_members', 'group_members.group_id', 'groups.id')
+    .groupBy('groups.id')
+    .orderBy('groups.id')
+    .limit(page.limit + 1)
+    .select('groups.id', 'groups.name', db.raw('count(group_members.member_id)::int as member_count'));
+  if (page.after !== undefined) query.where('groups.id', '>', page.after);
+  return query;
+}

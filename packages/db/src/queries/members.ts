@@ -22,17 +22,76 @@ export async function insertMember(
 
 const MEMBER_COLUMNS: Array<keyof MemberRow> = ['id', 'email', 'name', 'password_hash', 'created_at', 'updated_at'];
 
-/** Every token request looks its member up (oidc-provider's findAccount): a prepared statement. */
+/**
+ * Every token request looks its member up (oidc-provider's findAccount): a prepared statement.
+ * A disabled member is not found: no new token, consent or settings session for them.
+ */
 export async function findMemberById(db: Database, id: number): Promise<MemberRow | undefined> {
   return db('members')
     .where({ id })
+    .whereNull('disabled_at')
     .first<MemberRow | undefined>(MEMBER_COLUMNS)
     .options(preparedAs('members.find-by-id'));
 }
 
-/** E-mail addresses compare case-insensitively, as the unique index does. */
+/**
+ * E-mail addresses compare case-insensitively, as the unique index does. A disabled member is
+ * not found, so they cannot sign in (and the attempt looks like any unknown address).
+ */
 export async function findMemberByEmail(db: Database, email: string): Promise<MemberRow | undefined> {
   // PostgreSQL text cannot hold NUL (it refuses the query): no member has such an address.
   if (email.includes('\u0000')) return undefined;
-  return db<MemberRow>('members').whereRaw('lower(email) = lower(?)', [email]).first();
+  return db<MemberRow>('members')
+    .whereRaw('lower(email) = lower(?)', [email])
+    .whereNull('disabled_at')
+    .first(MEMBER_COLUMNS);
+}
+
+/** What an administrator sees of a member, disabled or not; never the password hash. */
+export interface MemberRecord extends PublicMember {
+  created_at: Date;
+  disabled_at: Date | null;
+}
+
+const RECORD_COLUMNS = ['id', 'email', 'name', 'created_at', 'disabled_at'];
+
+/** A member whether disabled or not (administration only; the product uses findMemberById). */
+export async function findMemberRecord(db: Database, id: number): Promise<MemberRecord | undefined> {
+  return db('members').where({ id }).first<MemberRecord | undefined>(RECORD_COLUMNS);
+}
+
+/** One page of members by id: up to `limit` + 1 rows, the extra one telling that more follow. */
+export async function listMembersPage(db: Database, page: { limit: number; after?: number }): Promise<MemberRecord[]> {
+  const query = db('members')
+    .select<MemberRecord[]>(RECORD_COLUMNS)
+    .orderBy('id')
+    .limit(page.limit + 1);
+  if (page.after !== undefined) query.where('id', '>', page.after);
+  return query;
+}
+
+export async function updateMemberPasswordHash(db: Database, id: number, passwordHash: string): Promise<boolean> {
+  return (await db('members').where({ id }).update({ password_hash: passwordHash, updated_at: db.fn.now() })) > 0;
+}
+
+/** Sets or clears disabled_at; returns the member as it is afterwards. */
+export async function setMemberDisabled(
+  db: Database,
+  id: number,
+  disabled: boolean,
+): Promise<MemberRecord | undefined> {
+  const [row] = await db('members')
+    .where({ id })
+    .update({ disabled_at: disabled ? db.fn.now() : null, updated_at: db.fn.now() })
+    .returning(RECORD_COLUMNS);
+  return row as MemberRecord | undefined;
+}
+
+/** Clients holding a consent, code or token of this member (which revoking all of them must visit). */
+export async function listClientIdsWithModelsOf(db: Database, memberId: number): Promise<string[]> {
+  const rows: Array<{ client_id: string }> = await db('oidc_models')
+    .where({ account_id: String(memberId) })
+    .distinct('client_id')
+    .orderBy('client_id');
+  return rows.map((row) => row.client_id);
 }

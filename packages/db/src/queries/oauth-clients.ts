@@ -66,3 +66,17 @@ export async function updateOAuthClientSecret(db: Database, clientId: string, se
 export async function deleteOAuthClient(db: Database, clientId: string): Promise<void> {
   await db('oauth_clients').where({ client_id: clientId }).delete();
 }
+
+/** One page of clients by client_id (optionally one owner's): up to `limit` + 1 rows. */
+export async function listOAuthClientsPage(
+  db: Database,
+  page: { limit: number; after?: string; ownerId?: number },
+): Promise<OAuthClientRow[]> {
+  const query = db<OAuthClientRow>('oauth_clients')
+    .select(CLIENT_COLUMNS)
+    .orderBy('client_id')
+    .limit(page.limit + 1);
+  if (page.after !== undefined) query.where('client_id', '>', page.after);
+  if (page.ownerId !== undefined) query.where({ owner_id: page.ownerId });
+  return query;
+}

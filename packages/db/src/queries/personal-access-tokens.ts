@@ -64,3 +64,24 @@ export async function touchPersonalAccessToken(
     .update({ last_used_at: db.fn.now() });
   return undefined;
 }
+
+/** A token by id alone (administration), whoever it belongs to. */
+export async function findPersonalAccessTokenById(
+  db: Database,
+  id: number,
+): Promise<PersonalAccessTokenRow | undefined> {
+  return db<PersonalAccessTokenRow>('personal_access_tokens').where({ id }).first();
+}
+
+/** One page of tokens by id (optionally one member's): up to `limit` + 1 rows. */
+export async function listPersonalAccessTokensPage(
+  db: Database,
+  page: { limit: number; after?: number; memberId?: number },
+): Promise<PersonalAccessTokenRow[]> {
+  const query = db<PersonalAccessTokenRow>('personal_access_tokens')
+    .orderBy('id')
+    .limit(page.limit + 1);
+  if (page.after !== undefined) query.where('id', '>', page.after);
+  if (page.memberId !== undefined) query.where({ member_id: page.memberId });
+  return query;
+}

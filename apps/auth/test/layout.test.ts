@@ -1,0 +1,135 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerClient } from '../src/index';
+import { type RunningAuthServer, startAuthServer } from './support/auth-server';
+import { authorizeInBrowser, launchBrowser } from './support/browser';
+import { type CallbackServer, startCallbackServer } from './support/callback-server';
+import { aMember, type TestMember } from './support/factories';
+import { authorizeUrl, discover } from './support/oauth-client';
+
+/**
+ * Every page a member sees, at a phone's width (375 px) and a desktop's: nothing scrolls
+ * sideways, and axe-core finds no WCAG 2.1 AA violation. Each settings page has rows to show,
+ * with long values (names, redirect URIs, client ids), as the narrow layout must cope with.
+ */
+const WIDTHS = [
+  { name: 'phone', width: 375, height: 812 },
+  { name: 'desktop', width: 1280, height: 900 },
+];
+const PAGES = ['/settings/applications', '/settings/tokens', '/settings/authorized-apps', '/settings/security'];
+const WCAG_21_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+
+let server: RunningAuthServer;
+let browser: Browser;
+let callbacks: CallbackServer;
+let member: TestMember;
+let axeSource: string;
+
+beforeAll(async () => {
+  server = await startAuthServer();
+  browser = await launchBrowser();
+  callbacks = await startCallbackServer();
+  axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  member = await aMember(server.database.db, {
+    name: 'Grace Brewster Murray Hopper',
+    email: 'grace.brewster.murray.hopper@navy.example.test',
+  });
+  const client = await registerClient(server.database.db, {
+    ownerId: member.id,
+    name: 'Quarterly membership reconciliation exporter',
+    redirectUris: [callbacks.redirectUri, 'https://reconciliation.members.example.org/oauth/callback/production'],
+  });
+  await server.auth.personalTokens.create(member.id, { name: 'Nightly contacts export', scopes: '*' });
+  // A consent (authorized app) and, with the sign-ins, security-log entries.
+  const page = await browser.newPage();
+  const app = { client_id: client.client_id, redirect_uri: callbacks.redirectUri };
+  await authorizeInBrowser(page, authorizeUrl(await discover(server.baseUrl), app), app.redirect_uri, member);
+  await page.close();
+});
+afterAll(async () => {
+  await browser?.close();
+  await callbacks?.close();
+  await server?.stop();
+});
+
+async function signedIn(context: BrowserContext): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(`${server.baseUrl}/login`);
+  await page.fill('input[name="email"]', member.email);
+  await page.fill('input[name="password"]', member.password);
+  await Promise.all([
+    page.waitForURL((url) => url.pathname.startsWith('/settings')),
+    page.click('button[type="submit"]'),
+  ]);
+  return page;
+}
+
+async function check(page: Page, path: string, width: string) {
+  await page.goto(`${server.baseUrl}${path}`);
+  await page.waitForLoadState('load');
+  await page.screenshot({ path: `/tmp/contacts-layout-${width}-${path.replaceAll('/', '_')}.png`, fullPage: true });
+  const overflow = await page.evaluate(() => {
+    const root = document.scrollingElement as Element;
+    return { scrollWidth: root.scrollWidth, clientWidth: root.clientWidth };
+  });
+  expect(overflow.scrollWidth, `${path} scrolls sideways at ${width} width`).toBeLessThanOrEqual(overflow.clientWidth);
+  // Evaluated through the DevTools protocol: the page's CSP (no inline scripts) does not apply.
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async (tags) => {
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(
+            context: Document,
+            options: object,
+          ): Promise<{ violations: Array<{ id: string; nodes: Array<{ target: unknown }> }> }>;
+        };
+      }
+    ).axe;
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: tags } });
+    return result.violations.map((violation) => ({
+      id: violation.id,
+      targets: violation.nodes.map((node) => node.target),
+    }));
+  }, WCAG_21_AA);
+  expect(violations, `${path} at ${width} width`).toEqual([]);
+}
+
+describe.each(WIDTHS)('member pages at $name width ($width px)', ({ name, width, height }) => {
+  it('the sign-in page fits and has no accessibility violation', async () => {
+    const context = await browser.newContext({ viewport: { width, height } });
+    try {
+      await check(await context.newPage(), '/login', name);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it.each(PAGES)('%s fits the width and has no accessibility violation', async (path) => {
+    const context = await browser.newContext({ viewport: { width, height } });
+    try {
+      const page = await signedIn(context);
+      await check(page, path, name);
+      // Each settings page shows at least one row (the narrow layout is tested with content).
+      expect(await page.locator('table tbody tr').count()).toBeGreaterThan(0);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('keeps the header to one row of tabs, or a tidy grid of them on a phone', async () => {
+    const context = await browser.newContext({ viewport: { width, height } });
+    try {
+      const page = await signedIn(context);
+      const tops = await page
+        .locator('.topbar nav a')
+        .evaluateAll((links) => links.map((link) => Math.round(link.getBoundingClientRect().top)));
+      const rows = new Set(tops).size;
+      expect(rows).toBe(width < 640 ? 2 : 1);
+    } finally {
+      await context.close();
+    }
+  });
+});

@@ -1,0 +1,300 @@
+import { addMemberToGroup, authenticateMember } from '@contacts/auth';
+import { TOKEN_REVOCATION_CHANNEL } from '@contacts/db';
+import { createEmptyTestDatabase, createTestDatabase, type TestDatabase } from '@contacts/db/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commands, soloCommands } from '../src/commands/index';
+import { aCategory, aClient, aGroup, aMember } from './factories';
+import { runCli } from './support';
+
+let database: TestDatabase;
+let env: NodeJS.ProcessEnv;
+beforeAll(async () => {
+  database = await createTestDatabase();
+  env = { DATABASE_URL: database.url, DATA_DIR: '/tmp/contacts-cli-test' };
+});
+afterAll(async () => database.drop());
+
+interface Page {
+  items: Array<Record<string, unknown>>;
+  next_after: number | string | null;
+  next_command: string | null;
+}
+
+/** Runs a printed next_command (`pnpm -s cli …`) the way an operator would paste it. */
+const runPrinted = (command: string) => runCli(command.replace(/^pnpm -s cli /, '').split(' '), env);
+
+/** The part of a node-postgres client used here (pg itself is not a dependency of this app). */
+interface NotifyingConnection {
+  query(sql: string): Promise<unknown>;
+  on(event: 'notification', listener: (message: { payload?: string }) => void): void;
+  removeAllListeners(event: 'notification'): void;
+}
+
+/** Collects the revocation notices the contacts API listens to, until stopped. */
+async function listenForRevocations(): Promise<{ stop(): Promise<unknown[]> }> {
+  const connection = (await database.db.client.acquireConnection()) as NotifyingConnection;
+  const notices: unknown[] = [];
+  connection.on('notification', (message) => notices.push(JSON.parse(message.payload ?? 'null')));
+  await connection.query(`listen "${TOKEN_REVOCATION_CHANNEL}"`);
+  return {
+    async stop() {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await connection.query('unlisten *');
+      connection.removeAllListeners('notification');
+      await database.db.client.releaseConnection(connection);
+      return notices;
+    },
+  };
+}
+
+const auditEvents = (memberId: number) =>
+  database.db('audit_events').where({ member_id: memberId }).orderBy('id').pluck('event');
+
+describe('listings', () => {
+  it('page through members with --limit and the printed next command, to the last page', async () => {
+    const a = await aMember(database.db);
+    const b = await aMember(database.db);
+    const c = await aMember(database.db);
+    const after = a.id - 1;
+    const first = await runCli(['member', 'list', '--limit', '2', '--after', String(after)], env);
+    expect(first.code).toBe(0);
+    const page = first.json as Page;
+    expect(page.items.map((item) => item.id)).toEqual([a.id, b.id]);
+    expect(page.items[0]).toEqual({
+      id: a.id,
+      email: a.email,
+      name: a.name,
+      created_at: expect.any(String),
+      disabled_at: null,
+    });
+    expect(page.next_after).toBe(b.id);
+    expect(page.next_command).toBe(`pnpm -s cli member list --limit 2 --after ${b.id}`);
+    const second = (await runPrinted(page.next_command ?? '')).json as Page;
+    expect(second.items.map((item) => item.id)).toEqual([c.id]);
+    expect(second).toMatchObject({ next_after: null, next_command: null });
+  });
+
+  it('list groups with member counts, categories, and one owner’s clients without secret hashes', async () => {
+    const owner = await aMember(database.db);
+    const group = await aGroup(database.db);
+    await addMemberToGroup(database.db, { group: group.id, member: owner.id });
+    const category = await aCategory(database.db);
+    const client = await aClient(database.db, owner.id);
+
+    const groups = (await runCli(['group', 'list', '--after', String(group.id - 1), '--limit', '1'], env)).json as Page;
+    expect(groups.items).toEqual([{ id: group.id, name: group.name, member_count: 1 }]);
+    const categories = (await runCli(['category', 'list', '--after', String(category.id - 1)], env)).json as Page;
+    expect(categories).toEqual({ items: [category], next_after: null, next_command: null });
+    const clients = (await runCli(['client', 'list', '--owner', String(owner.id)], env)).json as Page;
+    expect(clients.items).toEqual([
+      {
+        client_id: client.client_id,
+        owner_id: owner.id,
+        name: expect.any(String),
+        redirect_uris: ['http://localhost:4999/callback'],
+        is_public: false,
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      },
+    ]);
+  });
+
+  it.each([
+    ['a zero limit', ['member', 'list', '--limit', '0']],
+    ['a limit above 1000', ['token', 'list', '--limit', '1001']],
+    ['a non-numeric cursor', ['group', 'list', '--after', 'abc']],
+    ['a non-numeric owner', ['client', 'list', '--owner', 'me']],
+  ])('refuse %s with exit code 2', async (_why, args) => {
+    const run = await runCli(args, env);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^error: --(limit|after|owner) must/);
+  });
+});
+
+describe('members', () => {
+  it('show a member with groups, clients, tokens and authorized apps, never a hash', async () => {
+    const member = await aMember(database.db);
+    const group = await aGroup(database.db);
+    await addMemberToGroup(database.db, { group: group.id, member: member.id });
+    await aClient(database.db, member.id);
+    await runCli(['token', 'create', '--member', String(member.id), '--name', 'Script'], env);
+    const run = await runCli(['member', 'show', '--member', String(member.id)], env);
+    expect(run.code).toBe(0);
+    expect(run.json).toMatchObject({
+      id: member.id,
+      email: member.email,
+      disabled_at: null,
+      groups: [{ id: group.id, name: group.name }],
+      clients: [{ owner_id: member.id }],
+      personal_tokens: [{ name: 'Script', revoked_at: null }],
+      authorized_apps: [],
+    });
+    expect(run.stdout).not.toMatch(/hash|grant_id|password/);
+  });
+
+  it('set a new password: the old one stops working, the new one signs in', async () => {
+    const member = await aMember(database.db);
+    const run = await runCli(
+      ['member', 'set-password', '--member', String(member.id), '--password', 'new password 1'],
+      env,
+    );
+    expect(run.json).toEqual({ id: member.id, password_changed: true });
+    expect(await authenticateMember(database.db, member.email, member.password)).toBeUndefined();
+    expect(await authenticateMember(database.db, member.email, 'new password 1')).toMatchObject({ id: member.id });
+  });
+
+  it('refuse a short password and an unknown member with exit code 2, changing nothing', async () => {
+    const member = await aMember(database.db);
+    const short = await runCli(['member', 'set-password', '--member', String(member.id), '--password', 'short'], env);
+    expect(short.code).toBe(2);
+    expect(await authenticateMember(database.db, member.email, member.password)).toMatchObject({ id: member.id });
+    const unknown = await runCli(['member', 'show', '--member', '2147483000'], env);
+    expect(unknown).toMatchObject({ code: 2, stdout: '', stderr: 'error: no member has id 2147483000\n' });
+  });
+
+  it('disable a member: no sign-in, every token and consent revoked and announced; enable lets them sign in again', async () => {
+    const member = await aMember(database.db);
+    const token = (await runCli(['token', 'create', '--member', String(member.id), '--name', 'Sync'], env)).json as {
+      id: number;
+    };
+    // The personal token's grant and the token itself.
+    expect(
+      (
+        await database
+          .db('oidc_models')
+          .where({ account_id: String(member.id) })
+          .pluck('model')
+      ).sort(),
+    ).toEqual(['AccessToken', 'Grant']);
+    const announced = await listenForRevocations();
+
+    const run = await runCli(['member', 'disable', '--member', String(member.id)], env);
+    expect(run.code).toBe(0);
+    expect(run.json).toMatchObject({
+      id: member.id,
+      disabled_at: expect.any(String),
+      revoked_grants: 1,
+      revoked_personal_tokens: 1,
+    });
+    expect(await authenticateMember(database.db, member.email, member.password)).toBeUndefined();
+    expect(await database.db('oidc_models').where({ account_id: String(member.id) })).toEqual([]);
+    expect((await database.db('personal_access_tokens').where({ id: token.id }).first()).revoked_at).not.toBeNull();
+    // The contacts API is told about the revoked access token (its cached introspection ends).
+    expect(await announced.stop()).toEqual([{ token_hashes: [expect.any(String)] }]);
+
+    const enabled = await runCli(['member', 'enable', '--member', String(member.id)], env);
+    expect(enabled.json).toMatchObject({ id: member.id, disabled_at: null });
+    expect(await authenticateMember(database.db, member.email, member.password)).toMatchObject({ id: member.id });
+  });
+});
+
+describe('tokens', () => {
+  it('revoke a personal access token as the settings do: grant gone, row marked, security log entry', async () => {
+    const member = await aMember(database.db);
+    const created = (await runCli(['token', 'create', '--member', String(member.id), '--name', 'CI'], env)).json as {
+      id: number;
+    };
+    const listed = (await runCli(['token', 'list', '--member', String(member.id)], env)).json as Page;
+    expect(listed.items).toEqual([
+      expect.objectContaining({ id: created.id, member_id: member.id, name: 'CI', scopes: ['*'], revoked_at: null }),
+    ]);
+    expect(JSON.stringify(listed)).not.toMatch(/token_hash|grant_id/);
+
+    const run = await runCli(['token', 'revoke', '--id', String(created.id)], env);
+    expect(run.json).toEqual({ id: created.id, revoked: true, already_revoked: false });
+    expect(await database.db('oidc_models').where({ account_id: String(member.id) })).toEqual([]);
+    expect(await auditEvents(member.id)).toEqual(['personal_token.revoked']);
+    const again = await runCli(['token', 'revoke', '--id', String(created.id)], env);
+    expect(again.json).toEqual({ id: created.id, revoked: true, already_revoked: true });
+  });
+
+  it('refuse an unknown token with exit code 2', async () => {
+    const run = await runCli(['token', 'revoke', '--id', '2147483000'], env);
+    expect(run).toMatchObject({ code: 2, stdout: '' });
+  });
+});
+
+describe('clients', () => {
+  it('show, rotate the secret of, and delete a client, each logged for its owner', async () => {
+    const owner = await aMember(database.db);
+    const client = await aClient(database.db, owner.id);
+    const shown = await runCli(['client', 'show', '--client', client.client_id], env);
+    expect(shown.json).toMatchObject({ client_id: client.client_id, owner_id: owner.id, is_public: false });
+    expect(shown.stdout).not.toContain('secret');
+
+    const before = (await database.db('oauth_clients').where({ client_id: client.client_id }).first()).secret_hash;
+    const rotated = await runCli(['client', 'rotate-secret', '--client', client.client_id], env);
+    expect(rotated.json).toEqual({
+      client_id: client.client_id,
+      client_secret: expect.any(String),
+      redirect_uris: ['http://localhost:4999/callback'],
+    });
+    expect((rotated.json as { client_secret: string }).client_secret).not.toBe(client.client_secret);
+    const after = (await database.db('oauth_clients').where({ client_id: client.client_id }).first()).secret_hash;
+    expect(after).not.toBe(before);
+
+    const deleted = await runCli(['client', 'delete', '--client', client.client_id], env);
+    expect(deleted.json).toEqual({ client_id: client.client_id, deleted: true });
+    expect(await database.db('oauth_clients').where({ client_id: client.client_id })).toEqual([]);
+    expect(await auditEvents(owner.id)).toEqual(['application.secret_rotated', 'application.deleted']);
+  });
+
+  it('refuse to rotate a public client’s secret and to delete an unknown client (exit code 2)', async () => {
+    const owner = await aMember(database.db);
+    const client = await aClient(database.db, owner.id, { public: true });
+    expect((await runCli(['client', 'rotate-secret', '--client', client.client_id], env)).code).toBe(2);
+    expect((await runCli(['client', 'delete', '--client', 'no-such-client'], env)).code).toBe(2);
+    expect(await auditEvents(owner.id)).toEqual([]);
+  });
+});
+
+describe('groups', () => {
+  it('remove a member from a group, and refuse to remove one who is not in it', async () => {
+    const member = await aMember(database.db);
+    const group = await aGroup(database.db);
+    await addMemberToGroup(database.db, { group: group.id, member: member.id });
+    const args = ['group', 'remove-member', '--group', String(group.id), '--member', String(member.id)];
+    expect((await runCli(args, env)).json).toEqual({ group_id: group.id, member_id: member.id, removed: true });
+    expect(await database.db('group_members').where({ group_id: group.id })).toEqual([]);
+    const again = await runCli(args, env);
+    expect(again).toMatchObject({ code: 2, stderr: `error: member ${member.id} is not in group ${group.id}\n` });
+  });
+});
+
+describe('help and an unmigrated database', () => {
+  it('prints help for the tool and for every command, exit code 0', async () => {
+    const tool = await runCli(['--help'], env);
+    expect(tool.code).toBe(0);
+    const every = [...Object.values(commands).flatMap((verbs) => Object.values(verbs)), ...Object.values(soloCommands)];
+    for (const command of every) expect(tool.stdout).toContain(command.summary);
+    const one = await runCli(['client', 'rotate-secret', '--help'], env);
+    expect(one.stdout).toBe(
+      `usage: pnpm -s cli ${commands.client?.['rotate-secret']?.summary}\n\n${commands.client?.['rotate-secret']?.description}\n`,
+    );
+    expect((await runCli(['token', '--help'], env)).stdout).toContain('token revoke --id T');
+  });
+
+  it('says the database is not migrated and how to migrate it: one paragraph, exit code 1, no stack trace', async () => {
+    const empty = await createEmptyTestDatabase();
+    try {
+      const run = await runCli(['member', 'list'], { DATABASE_URL: empty.url });
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe(
+        'error: the database in DATABASE_URL has not been migrated: it has none of the tables this command needs. ' +
+          'Run `pnpm -s cli migrate latest` with the same DATABASE_URL to bring it up to date (it is safe to run ' +
+          'while the services run), then run this command again.\n',
+      );
+      const migrated = await runCli(['migrate', 'latest'], { DATABASE_URL: empty.url });
+      expect(migrated.code).toBe(0);
+      expect((await runCli(['member', 'list'], { DATABASE_URL: empty.url })).json).toEqual({
+        items: [],
+        next_after: null,
+        next_command: null,
+      });
+    } finally {
+      await empty.drop();
+    }
+  });
+});
