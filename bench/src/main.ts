@@ -211,7 +211,12 @@ try {
   });
   const bareHttp =
     runs(1) || runs(3)
-      ? await start({ name: 'bare-http', script: 'bench/dist/bare-http.js', env: { ...serviceEnv }, readyPath: '/healthz' })
+      ? await start({
+          name: 'bare-http',
+          script: 'bench/dist/bare-http.js',
+          env: { ...serviceEnv },
+          readyPath: '/healthz',
+        })
       : undefined;
   const plainOidc =
     runs(4) || runs(5)
@@ -247,7 +252,9 @@ try {
 
   /** The round whose requests/s is the median of a side's rounds (the lower middle of an even count). */
   const medianRound = (results: readonly LoadResult[]): LoadResult =>
-    [...results].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor((results.length - 1) / 2)] as LoadResult;
+    [...results].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[
+      Math.floor((results.length - 1) / 2)
+    ] as LoadResult;
   /**
    * Every side once a round, the order reversed each round so that no side always runs first or
    * last; each side's median round counts.
@@ -440,7 +447,11 @@ try {
       'auth-memory': () => load(loadOptions(authMemory.url, memoryRequests)),
     });
     comparisonRows('4. POST /oauth/introspect, PostgreSQL adapter, defaults', result, [
-      { side: 'plain-oidc', label: 'plain oidc-provider, its defaults, in-memory adapter, static clients', target: 0.6 },
+      {
+        side: 'plain-oidc',
+        label: 'plain oidc-provider, its defaults, in-memory adapter, static clients',
+        target: 0.6,
+      },
       { side: 'auth-memory', label: 'same provider configuration, in-memory adapter (the earlier baseline)' },
     ]);
     log('4 done');
@@ -493,7 +504,11 @@ try {
     });
     await retire(authNoLimit);
     comparisonRows('5. refresh grant with rotation, PostgreSQL adapter, defaults', result, [
-      { side: 'plain-oidc', label: 'plain oidc-provider, its defaults, in-memory adapter, static clients', target: 0.35 },
+      {
+        side: 'plain-oidc',
+        label: 'plain oidc-provider, its defaults, in-memory adapter, static clients',
+        target: 0.35,
+      },
       { side: 'auth-no-limit', label: 'auth with TOKEN_RATE_LIMIT=0 (rate limits on ÷ off)', target: 0.9 },
       { side: 'auth-memory', label: 'same provider configuration, in-memory adapter (the earlier baseline)' },
     ]);
@@ -720,10 +735,10 @@ const report = [
     `${settings.rounds} round(s), the order of the sides reversed every round, the median round of each side reported ` +
     `(not the best); every service in a process of its own. Ratios: subject ÷ baseline requests/s, on the subject's row ` +
     "against the first baseline (the ceiling), on a further baseline's row against that baseline (scenario 7: time per " +
-    "page relative to the 1k member; scenario 6: p99 ÷ p99 of a warm GET; scenario 8: peak RSS or start time ÷ the " +
+    'page relative to the 1k member; scenario 6: p99 ÷ p99 of a warm GET; scenario 8: peak RSS or start time ÷ the ' +
     "bare Koa server's).",
   '',
-  'The services run their production bundles with the shipped defaults (rate limits on, counted in PostgreSQL; ' +
+  'The services run their production bundles with the shipped defaults (rate limits on in their default store; ' +
     'metrics on; default log level), except:',
   '',
   ...departures.map((departure) => `- ${departure}`),

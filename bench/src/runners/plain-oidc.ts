@@ -6,8 +6,9 @@ import Provider, { type Configuration } from 'oidc-provider';
  * built-in in-memory adapter, static clients (the bench's app client and the introspection
  * client), opaque tokens, the product's TTLs, refresh tokens rotated on every use, introspection
  * and revocation on. Departures from the defaults beyond those: the product's endpoint paths (so
- * that the same requests serve both) and its keys (JWKS, COOKIE_KEYS), which no measured endpoint
- * uses. POST /__bench/mint issues tokens inside this process, as in the auth runner.
+ * that the same requests serve both) and its cookie keys, which no measured endpoint uses; the
+ * signing keys are the library's development ones (no ID token is issued here: no `openid` scope).
+ * POST /__bench/mint issues tokens inside this process, as in the auth runner.
  */
 const env = process.env;
 const required = (name: string): string => {
@@ -35,7 +36,6 @@ const configuration: Configuration = {
       redirect_uris: [],
     },
   ],
-  jwks: JSON.parse(required('JWKS')) as Configuration['jwks'],
   cookies: { keys: required('COOKIE_KEYS').split(',') },
   routes: { token: '/oauth/token', introspection: '/oauth/introspect', revocation: '/oauth/revoke' },
   ttl: { AccessToken: 14 * DAY, RefreshToken: 30 * DAY },
