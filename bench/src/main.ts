@@ -179,30 +179,14 @@ try {
   }
 
   // --- the services under load ------------------------------------------------------------------
-  const authMemory =
-    runs(4) || runs(5)
-      ? await start({
-          name: 'auth-memory',
-          script: 'bench/dist/auth.js',
-          env: { ...serviceEnv, BENCH_ADAPTER: 'memory' },
-          readyPath: '/readyz',
-        })
-      : undefined;
-  const apis: Service[] = [];
-  for (let index = 0; index < (runs(6) ? 3 : 1); index++) {
-    apis.push(
-      await start(
-        {
-          name: index === 0 ? 'api' : `api-${index + 1}`,
-          script: apiEntry.script,
-          env: { ...serviceEnv, AUTH_INTERNAL_URL: authPg.url },
-          readyPath: '/readyz',
-        },
-        index === 0 ? 'api' : `api-${index + 1}`,
-      ),
-    );
-  }
-  const api = apis[0] as Service;
+  const startApi = (name: string) =>
+    start({
+      name,
+      script: apiEntry.script,
+      env: { ...serviceEnv, AUTH_INTERNAL_URL: authPg.url },
+      readyPath: '/readyz',
+    });
+  const api = await startApi('api');
   const bare = await start({
     name: 'bare',
     script: 'bench/dist/bare.js',
@@ -215,19 +199,6 @@ try {
           name: 'bare-http',
           script: 'bench/dist/bare-http.js',
           env: { ...serviceEnv },
-          readyPath: '/healthz',
-        })
-      : undefined;
-  const plainOidc =
-    runs(4) || runs(5)
-      ? await start({
-          name: 'plain-oidc',
-          script: 'bench/dist/plain-oidc.js',
-          env: {
-            ...serviceEnv,
-            BENCH_APP_CLIENT_ID: app.client_id,
-            BENCH_APP_CLIENT_SECRET: app.client_secret as string,
-          },
           readyPath: '/healthz',
         })
       : undefined;
@@ -412,6 +383,30 @@ try {
   }
   await retire(bareHttp);
 
+  // The auth baselines of scenarios 4 and 5, up only while those run.
+  const authMemory =
+    runs(4) || runs(5)
+      ? await start({
+          name: 'auth-memory',
+          script: 'bench/dist/auth.js',
+          env: { ...serviceEnv, BENCH_ADAPTER: 'memory' },
+          readyPath: '/readyz',
+        })
+      : undefined;
+  const plainOidc =
+    runs(4) || runs(5)
+      ? await start({
+          name: 'plain-oidc',
+          script: 'bench/dist/plain-oidc.js',
+          env: {
+            ...serviceEnv,
+            BENCH_APP_CLIENT_ID: app.client_id,
+            BENCH_APP_CLIENT_SECRET: app.client_secret as string,
+          },
+          readyPath: '/healthz',
+        })
+      : undefined;
+
   // --- 4. introspection: PostgreSQL adapter vs the library's ceiling---------------------------------------
   const introspectionAuthorization = `Basic ${Buffer.from(`${encodeURIComponent(secrets.introspectionClientId)}:${encodeURIComponent(secrets.introspectionClientSecret)}`).toString('base64')}`;
   if (runs(4) && authMemory && plainOidc) {
@@ -519,6 +514,8 @@ try {
 
   // --- 6. revocation propagation to 3 contacts-api processes ------------------------------------
   if (runs(6)) {
+    // Two more replicas of the contacts API, up only for this scenario.
+    const apis = [api, await startApi('api-2'), await startApi('api-3')];
     sampler.phase = 's6';
     const tokens = await mint(authPg, {
       kind: 'access',
@@ -586,6 +583,7 @@ try {
         p99: formatMs(warmP99),
       },
     );
+    for (const replica of apis.slice(1)) await retire(replica);
     log('6 done');
   }
 
