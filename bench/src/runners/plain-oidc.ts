@@ -1,14 +1,17 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import Provider, { type Configuration } from 'oidc-provider';
+import Provider, { type Adapter, type Configuration } from 'oidc-provider';
+import MemoryAdapter from 'oidc-provider/lib/adapters/memory_adapter.js';
+import LRU from 'oidc-provider/lib/helpers/lru.js';
 
 /**
  * The library's own speed: plain oidc-provider (the lockfile's version) with its defaults and its
  * built-in in-memory adapter, static clients (the bench's app client and the introspection
  * client), opaque tokens, the product's TTLs, refresh tokens rotated on every use, introspection
  * and revocation on. Departures from the defaults beyond those: the product's endpoint paths (so
- * that the same requests serve both) and its cookie keys, which no measured endpoint uses; the
- * signing keys are the library's development ones (no ID token is issued here: no `openid` scope).
- * POST /__bench/mint issues tokens inside this process, as in the auth runner.
+ * that the same requests serve both), its cookie keys, which no measured endpoint uses, and the
+ * size of the in-memory adapter's store (below); the signing keys are the library's development
+ * ones (no ID token is issued here: no `openid` scope). POST /__bench/mint issues tokens inside
+ * this process, as in the auth runner.
  */
 const env = process.env;
 const required = (name: string): string => {
@@ -18,6 +21,10 @@ const required = (name: string): string => {
 };
 const DAY = 24 * 60 * 60;
 const APP_CLIENT_ID = required('BENCH_APP_CLIENT_ID');
+// The library's in-memory adapter, on a larger store than its default 1,000 entries: under refresh
+// load that store evicts within a second the idle refresh tokens the bench keeps in reserve (for the
+// chains whose last answer autocannon drops when a run ends), and their refreshes would fail.
+const store = new LRU({ maxSize: 5_000_000 });
 
 const configuration: Configuration = {
   clients: [
@@ -38,6 +45,7 @@ const configuration: Configuration = {
   ],
   cookies: { keys: required('COOKIE_KEYS').split(',') },
   routes: { token: '/oauth/token', introspection: '/oauth/introspect', revocation: '/oauth/revoke' },
+  adapter: (model: string) => new MemoryAdapter(model, store) as Adapter,
   ttl: { AccessToken: 14 * DAY, RefreshToken: 30 * DAY },
   rotateRefreshToken: true,
   features: { introspection: { enabled: true }, revocation: { enabled: true } },
@@ -79,6 +87,10 @@ async function mint(req: IncomingMessage, res: ServerResponse): Promise<void> {
   }
 }
 
+// Why a grant failed (the answer says only "grant request is invalid"), for the run's log.
+provider.on('grant.error', (_ctx, error) => {
+  console.error(`grant.error: ${(error as { error_detail?: string }).error_detail ?? String(error)}`);
+});
 const handler = provider.callback();
 const server = createServer((req, res) => {
   if (req.method === 'POST' && req.url === '/__bench/mint') void mint(req, res);
