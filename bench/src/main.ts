@@ -721,6 +721,9 @@ const departures = [
   ...(process.env.BENCH_LOG_LEVEL ? [`LOG_LEVEL=${process.env.BENCH_LOG_LEVEL} (from BENCH_LOG_LEVEL).`] : []),
   'The auth processes are bench/src/runners/auth.ts: apps/auth as its main runs it, plus POST /__bench/mint to ' +
     'issue tokens (and BENCH_ADAPTER=memory for the in-memory baseline).',
+  "Baselines: bench/src/runners/bare-http.ts (node:http + pg, the API's own find and insert statements, named and " +
+    'prepared), bench/src/runners/bare.ts (Koa + pg), bench/src/runners/plain-oidc.ts (oidc-provider with its defaults ' +
+    'and in-memory adapter; its few departures are listed at the top of that file).',
 ];
 const elapsed = (performance.now() - wallClock) / 1000;
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
