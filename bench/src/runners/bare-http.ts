@@ -1,0 +1,89 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import pg from 'pg';
+
+/**
+ * The ceiling of a read and of a create: bare `node:http` on a pg pool of the services' size
+ * (DB_POOL_MAX), running the contacts API's own statements as named prepared statements and
+ * answering JSON, with no authentication, validation, serialisation or middleware. The member is
+ * named by the x-member header.
+ */
+const pool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.DB_POOL_MAX ?? 10),
+  application_name: 'bench-bare-http',
+});
+
+// Copied from packages/db/src/queries/contacts.ts (FIND_RECORD_SQL and INSERT_RECORD_SQL, their
+// column lists written out): the exact text the API prepares for one contact and for a create.
+const WRITABLE = [
+  'name',
+  'email',
+  'company_name',
+  'personal_number',
+  'work_number',
+  'website',
+  'street',
+  'city',
+  'state',
+  'zipcode',
+  'country',
+  'business_category_id',
+  'group_id',
+  'referrer_id',
+  'join_date',
+] as const;
+const CONTACT_COLUMNS = ['id', 'owner_id', ...WRITABLE, 'created_at', 'updated_at'];
+const RECORD_JOINS = `left join business_categories as bc on bc.id = c.business_category_id
+  left join members as r on r.id = c.referrer_id`;
+const ROW_COLUMNS = CONTACT_COLUMNS.map((column) => `c.${column}`).join(', ');
+const FIND_RECORD_SQL = `select ${ROW_COLUMNS}, bc.name as business_category_name, r.name as referrer_name,
+  ci.sha256 as image_sha256
+  from contacts as c ${RECORD_JOINS}
+  left join contact_images as ci on ci.contact_id = c.id
+  where c.owner_id = $1 and c.id = $2`;
+const INSERT_RECORD_SQL = `with c as (
+    insert into contacts (owner_id, ${WRITABLE.join(', ')})
+    values ($1, ${WRITABLE.map((_, index) => `$${index + 2}`).join(', ')})
+    returning ${CONTACT_COLUMNS.join(', ')}
+  )
+  select ${ROW_COLUMNS}, bc.name as business_category_name, r.name as referrer_name, null as image_sha256
+  from c ${RECORD_JOINS}`;
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const member = Number(req.headers['x-member']);
+  const url = req.url ?? '/';
+  if (req.method === 'GET' && url === '/healthz') {
+    await pool.query('select 1');
+    json(res, 200, { status: 'ok' });
+  } else if (req.method === 'GET' && url.startsWith('/v4/contacts/')) {
+    const id = Number(url.slice('/v4/contacts/'.length));
+    const { rows } = await pool.query({ name: 'contacts.find-record', text: FIND_RECORD_SQL, values: [member, id] });
+    if (rows.length === 0) json(res, 404, { error: 'not_found' });
+    else json(res, 200, { data: rows[0] });
+  } else if (req.method === 'POST' && url === '/v4/contacts') {
+    let text = '';
+    for await (const chunk of req) text += chunk;
+    const input = JSON.parse(text) as Record<string, string | undefined>;
+    const values = [member, ...WRITABLE.map((column) => input[column] ?? null)];
+    const { rows } = await pool.query({ name: 'contacts.insert-record', text: INSERT_RECORD_SQL, values });
+    json(res, 201, { data: rows[0] });
+  } else {
+    json(res, 404, { error: 'not_found' });
+  }
+}
+
+const server = createServer((req, res) => {
+  handle(req, res).catch((error: unknown) => json(res, 500, { error: String(error) }));
+});
+server.keepAliveTimeout = 65_000;
+server.listen(Number(process.env.PORT ?? 3010));
+process.once('SIGTERM', () => {
+  server.close();
+  server.closeAllConnections();
+  void pool.end().then(() => process.exit(0));
+});
