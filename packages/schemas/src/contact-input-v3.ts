@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { type ContactChanges, contactCreateV4, contactUpdateV4, v4InputToChanges } from './contact-input';
-import { optionalId, optionalText } from './fields';
+import type { ContactChanges } from './contact-fields';
+import { contactCreateV4, contactFieldInput, contactUpdateV4, v4InputToChanges } from './contact-input';
 import { MAX_LIST_LIMIT } from './list-query';
 
 /**
@@ -10,8 +10,8 @@ import { MAX_LIST_LIMIT } from './list-query';
  * `street` wins.
  */
 const v3OnlyFields = {
-  street: optionalText('street').optional(),
-  referrer_id: optionalId('referrer_id').optional(),
+  street: contactFieldInput('street', 'street').optional(),
+  referrer_id: contactFieldInput('referrer_id', 'referrer_id').optional(),
 };
 
 /** POST /v3/contacts: create, or update the caller's contact with the same e-mail. */
