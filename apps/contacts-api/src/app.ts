@@ -3,7 +3,7 @@ import { createServiceMetrics, healthEndpoints, requestLogging } from '@contacts
 import type { Database, NotificationListener } from '@contacts/db';
 import { databaseProblem } from '@contacts/db';
 import { Router } from '@koa/router';
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import { Authenticator } from './auth/authenticator';
 import { introspectionClient } from './auth/introspection';
 import { requireAccess } from './auth/middleware';
@@ -11,7 +11,8 @@ import { listenForRevocations } from './auth/revocation-listener';
 import { TokenCache } from './auth/token-cache';
 import { tokenCacheMetrics } from './auth/token-cache-metrics';
 import type { ContactsApiConfig } from './config';
-import { ApiError, errorEnvelope } from './http/errors';
+import { readBearer } from './http/bearer';
+import { ApiError, errorEnvelopeOf, errorRenderer } from './http/errors';
 import { perTokenRateLimit } from './http/rate-limit';
 import type { RouteDependencies } from './routes/context';
 import { openApiRoutes } from './routes/openapi';
@@ -37,16 +38,8 @@ export interface ContactsApi {
 export async function createContactsApi({ db, config, logger }: ContactsApiDependencies): Promise<ContactsApi> {
   const app = new Koa({ proxy: true });
   const cache = new TokenCache();
-  let authenticator: Authenticator | undefined;
-  const revocations = listenForRevocations(
-    db,
-    {
-      revoke: (hashes) => authenticator?.revoke(hashes),
-      revokeAll: () => authenticator?.revokeAll(),
-    },
-    logger,
-  );
-  authenticator = new Authenticator(
+  const revocations = listenForRevocations(db, cache, logger);
+  const authenticator = new Authenticator(
     introspectionClient({
       authInternalUrl: config.authInternalUrl,
       clientId: config.introspectionClientId,
@@ -66,22 +59,16 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
       authorization_server: () => authServerProblem(config.authInternalUrl),
     }),
   );
-  app.use(errorEnvelope(logger));
+  app.use(errorRenderer(logger, errorEnvelopeOf));
+  app.use(readBearer());
 
   const dependencies: RouteDependencies = {
     db,
     publicUrl: config.publicUrl,
     read: requireAccess(authenticator, 'read', logger),
     write: requireAccess(authenticator, 'write', logger),
+    rateLimit: config.apiRateLimit ? perTokenRateLimit(db, config.apiRateLimit, logger) : noRateLimit,
   };
-  // The per-token rate limit counts only authenticated requests (after read/write accepted the token).
-  if (config.apiRateLimit) {
-    const perToken = perTokenRateLimit(db, config.apiRateLimit, logger);
-    for (const access of ['read', 'write'] as const) {
-      const authenticate = dependencies[access];
-      dependencies[access] = (ctx, next) => authenticate(ctx, () => perToken(ctx, next));
-    }
-  }
   app.use(v3Api({ ...dependencies, logger }));
   const root = new Router();
   for (const router of [
@@ -111,6 +98,8 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
     },
   };
 }
+
+const noRateLimit: Middleware = (_ctx, next) => next();
 
 /** Readiness: the authorization server answers its health check (else no new token can be checked). */
 async function authServerProblem(authInternalUrl: string): Promise<string | undefined> {

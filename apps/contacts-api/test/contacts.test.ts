@@ -91,7 +91,7 @@ describe('POST /v4/contacts', () => {
       zipcode: '12345',
     });
     const row = await stack.db('contacts').where({ id: data.id }).first();
-    expect(row.street).toBe('1 Main St');
+    expect(row!.street).toBe('1 Main St');
   });
 
   it.each([

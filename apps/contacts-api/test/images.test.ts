@@ -93,7 +93,7 @@ describe('contact images', () => {
       .db('contact_images')
       .where({ contact_id: ((await exact.json()) as One).data.id })
       .first('size');
-    expect(stored.size).toBe(MAX_IMAGE_BYTES);
+    expect(stored!.size).toBe(MAX_IMAGE_BYTES);
 
     const over = await client.request('/v4/contacts', {
       method: 'POST',

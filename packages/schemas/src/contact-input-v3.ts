@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ContactChanges } from './contact-fields';
+import type { ContactChanges, NewContact } from './contact-fields';
 import { contactCreateV4, contactFieldInput, contactUpdateV4, v4InputToChanges } from './contact-input';
 import { MAX_LIST_LIMIT } from './list-query';
 
@@ -27,9 +27,12 @@ export const contactUpdateV3 = contactUpdateV4
 export type ContactCreateV3 = z.output<typeof contactCreateV3>;
 export type ContactUpdateV3 = z.output<typeof contactUpdateV3>;
 
+/** v3 input to columns; as in v4, a create's input maps to a NewContact. */
+export function v3InputToChanges(input: ContactCreateV3): NewContact;
+export function v3InputToChanges(input: ContactUpdateV3): ContactChanges;
 export function v3InputToChanges(input: ContactUpdateV3): ContactChanges {
   const { street, referrer_id, ...common } = input;
-  const changes = v4InputToChanges(common);
+  const changes: ContactChanges = v4InputToChanges(common);
   if (referrer_id !== undefined) changes.referrer_id = referrer_id;
   if (street !== undefined) changes.street = street;
   return changes;

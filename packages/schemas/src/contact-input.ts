@@ -4,6 +4,7 @@ import {
   type ContactChanges,
   type ContactColumn,
   type ContactFieldSpec,
+  type NewContact,
   WRITABLE_CONTACT_COLUMNS,
 } from './contact-fields';
 import { optionalDate, optionalEmail, optionalId, optionalText, optionalWebsite, requiredText } from './fields';
@@ -85,7 +86,13 @@ export const contactUpdateV4 = z
 export type ContactCreateV4 = z.output<typeof contactCreateV4>;
 export type ContactUpdateV4 = z.output<typeof contactUpdateV4>;
 
-/** Maps v4 input names to the stored columns, keeping "absent" (undefined) apart from "cleared" (null). */
+/**
+ * Maps v4 input names to the stored columns, keeping "absent" (undefined) apart from "cleared"
+ * (null). A create's input has every required field (its schema demands them), so it maps to a
+ * NewContact.
+ */
+export function v4InputToChanges(input: ContactCreateV4): NewContact;
+export function v4InputToChanges(input: ContactUpdateV4): ContactChanges;
 export function v4InputToChanges(input: ContactUpdateV4): ContactChanges {
   const changes: Record<string, unknown> = {};
   const values = input as Record<string, unknown>;

@@ -1,6 +1,6 @@
+export * from './contact-fields';
 export * from './contact-input';
 export * from './contact-input-v3';
-export * from './contact-fields';
 export * from './contact-v3';
 export * from './contact-v4';
 export * from './delete-contacts';

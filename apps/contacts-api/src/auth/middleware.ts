@@ -1,8 +1,8 @@
 import type { Logger } from '@contacts/config';
 import type { Middleware } from 'koa';
+import { bearerOf } from '../http/bearer';
 import { ApiError } from '../http/errors';
 import type { Authenticator } from './authenticator';
-import { bearerToken } from './bearer';
 import { AuthServerUnavailable, type Introspection } from './introspection';
 
 /** Who is calling, as the route handlers see it. */
@@ -57,18 +57,18 @@ async function unavailableAs503<T>(work: () => Promise<T>, logger: Logger): Prom
 }
 
 /**
- * Requires a valid bearer token with the scope for `access` (RFC 6750): 401 invalid_token,
+ * Requires a valid bearer token (read by readBearer) with the scope for `access` (RFC 6750): 401 invalid_token,
  * 403 insufficient_scope, 503 when the authorization server cannot be asked.
  */
 export function requireAccess(authenticator: Authenticator, access: Access, logger: Logger): Middleware {
   return async (ctx, next) => {
-    const token = bearerToken(ctx.get('authorization') || undefined);
-    if (!token) {
+    const bearer = bearerOf(ctx);
+    if (!bearer) {
       throw new ApiError(401, 'unauthorized', 'Send a bearer token in the Authorization header.', {
         headers: { 'WWW-Authenticate': challenge('invalid_token', 'missing bearer token') },
       });
     }
-    const verdict = await unavailableAs503(() => authenticator.authenticate(token), logger);
+    const verdict = await unavailableAs503(() => authenticator.authenticate(bearer), logger);
     if (access === 'write') {
       // A write acts only on a confirmed answer.
       ctx.state.caller = admit(await unavailableAs503(() => verdict.confirm(), logger), access);

@@ -14,14 +14,14 @@ import {
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { createContact, deleteContacts, getContact, listContacts, updateContactFields } from '../../domain/contacts';
-import { parseBody } from '../../http/body';
+import { bodyOf, parseBody } from '../../http/body';
 import { readContactInput } from '../../http/contact-input';
 import { validationFailed } from '../../http/errors';
 import { etagOf, etagOfJson, ifMatchSatisfied } from '../../http/etag';
-import { bodyOf, callerOf, pathId, type RouteDependencies } from '../context';
+import { callerOf, pathId, type RouteDependencies } from '../context';
 
 /** /v4/contacts: list, create, read, partial update, bulk delete. */
-export function contactRoutes({ db, publicUrl, read, write }: RouteDependencies): Router {
+export function contactRoutes({ db, publicUrl, read, write, rateLimit }: RouteDependencies): Router {
   const router = new Router();
   const serialize = (record: ContactRecord) => toContactV4(record, { publicUrl });
   const sendOne = (ctx: Context, status: number, contact: ContactV4) => {
@@ -34,7 +34,7 @@ export function contactRoutes({ db, publicUrl, read, write }: RouteDependencies)
     ctx.body = `{"data":${json}}`;
   };
 
-  router.get('/v4/contacts', read, async (ctx) => {
+  router.get('/v4/contacts', read, rateLimit, async (ctx) => {
     const query = validate(listContactsQueryV4, ctx.query);
     if (!query.ok) throw validationFailed(query.fields);
     const { limit = DEFAULT_LIST_LIMIT, cursor, q, group_id, updated_since } = query.value;
@@ -53,15 +53,17 @@ export function contactRoutes({ db, publicUrl, read, write }: RouteDependencies)
     };
   });
 
-  router.post('/v4/contacts', write, parseBody({ fileFields: ['image'] }), async (ctx) => {
-    const { changes: input, image } = await readContactInput(ctx, contactCreateV4, v4InputToChanges);
-    const record = await createContact(db, callerOf(ctx).memberId, input as typeof input & { name: string }, image);
+  router.post('/v4/contacts', write, rateLimit, parseBody({ fileFields: ['image'] }), async (ctx) => {
+    const { changes: newContact, image } = await readContactInput(ctx, contactCreateV4, (input) =>
+      v4InputToChanges(input),
+    );
+    const record = await createContact(db, callerOf(ctx).memberId, newContact, image);
     const contact = serialize(record);
     ctx.set('Location', `${publicUrl}/v4/contacts/${record.id}`);
     sendOne(ctx, 201, contact);
   });
 
-  router.delete('/v4/contacts', write, parseBody(), async (ctx) => {
+  router.delete('/v4/contacts', write, rateLimit, parseBody(), async (ctx) => {
     const body = validate(deleteContactsV4, bodyOf(ctx).fields);
     if (!body.ok) throw validationFailed(body.fields);
     const deleted = await deleteContacts(db, callerOf(ctx).memberId, {
@@ -71,15 +73,15 @@ export function contactRoutes({ db, publicUrl, read, write }: RouteDependencies)
     ctx.body = { data: { deleted_ids: deleted }, deleted_count: deleted.length };
   });
 
-  router.get('/v4/contacts/:id', read, async (ctx) => {
+  router.get('/v4/contacts/:id', read, rateLimit, async (ctx) => {
     sendOne(ctx, 200, serialize(await getContact(db, callerOf(ctx).memberId, pathId(ctx))));
   });
 
-  router.post('/v4/contacts/:id', write, parseBody({ fileFields: ['image'] }), async (ctx) => {
+  router.post('/v4/contacts/:id', write, rateLimit, parseBody({ fileFields: ['image'] }), async (ctx) => {
     const id = pathId(ctx);
-    const { changes: input, image } = await readContactInput(ctx, contactUpdateV4, v4InputToChanges);
+    const { changes, image } = await readContactInput(ctx, contactUpdateV4, (input) => v4InputToChanges(input));
     const ifMatch = ctx.get('if-match');
-    const record = await updateContactFields(db, callerOf(ctx).memberId, id, input, {
+    const record = await updateContactFields(db, callerOf(ctx).memberId, id, changes, {
       ...(image ? { image } : {}),
       ...(ifMatch
         ? { precondition: (current: ContactRecord) => ifMatchSatisfied(ifMatch, etagOf(serialize(current))) }
