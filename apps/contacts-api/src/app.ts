@@ -17,6 +17,7 @@ import { perTokenRateLimit } from './http/rate-limit';
 import type { RouteDependencies } from './routes/context';
 import { openApiRoutes } from './routes/openapi';
 import { v3Api } from './routes/v3';
+import { contactRoutesV3 } from './routes/v3/contacts';
 import { businessCategoryRoutes } from './routes/v4/business-categories';
 import { contactRoutes } from './routes/v4/contacts';
 import { groupRoutes } from './routes/v4/groups';
@@ -30,6 +31,8 @@ export interface ContactsApiDependencies {
 
 export interface ContactsApi {
   app: Koa;
+  /** Every API operation the routers answer, as "METHOD /path/{param}" (what the OpenAPI document must list). */
+  operations: string[];
   /** The revocation LISTEN connection (tests wait for it, readiness reports it). */
   revocations: NotificationListener;
   close(): Promise<void>;
@@ -69,15 +72,16 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
     write: requireAccess(authenticator, 'write', logger),
     rateLimit: config.apiRateLimit ? perTokenRateLimit(db, config.apiRateLimit, logger) : noRateLimit,
   };
-  app.use(v3Api({ ...dependencies, logger }));
-  const root = new Router();
-  for (const router of [
-    openApiRoutes({ publicUrl: config.publicUrl }),
+  const v3Router = contactRoutesV3(dependencies);
+  const v4Routers = [
     contactRoutes(dependencies),
     imageRoutes(dependencies),
     groupRoutes(dependencies),
     businessCategoryRoutes(dependencies),
-  ]) {
+  ];
+  app.use(v3Api(v3Router, { publicUrl: config.publicUrl, logger }));
+  const root = new Router();
+  for (const router of [openApiRoutes({ publicUrl: config.publicUrl }), ...v4Routers]) {
     root.use(router.routes());
   }
   app.use(root.routes());
@@ -92,11 +96,23 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
   logger.debug({ authUrl: config.authUrl }, 'contacts api ready');
   return {
     app,
+    operations: operationsOf([v3Router, ...v4Routers]),
     revocations,
     close: async () => {
       await revocations.close();
     },
   };
+}
+
+/** The routers' operations in OpenAPI spelling (`:id` → `{id}`); HEAD is implied by GET. */
+function operationsOf(routers: Router[]): string[] {
+  return routers.flatMap((router) =>
+    router.stack.flatMap((layer) =>
+      layer.methods
+        .filter((method) => method !== 'HEAD')
+        .map((method) => `${method} ${layer.path.toString().replace(/:(\w+)/g, '{$1}')}`),
+    ),
+  );
 }
 
 const noRateLimit: Middleware = (_ctx, next) => next();

@@ -1,5 +1,5 @@
+import { MAX_IMAGE_BYTES } from '@contacts/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_IMAGE_BYTES } from '../src/http/multipart';
 import { aClient, type Client, JPEG, multipart, PNG } from './support/factories';
 import { type Stack, startStack } from './support/servers';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ContactChanges, NewContact } from './contact-fields';
 import { contactCreateV4, contactFieldInput, contactUpdateV4, v4InputToChanges } from './contact-input';
-import { MAX_LIST_LIMIT } from './list-query';
+import { MAX_LIST_LIMIT } from './limits';
 
 /**
  * v3 input: v4's fields plus `referrer_id` (the member who invited the contact) and `street`

@@ -1,21 +1,19 @@
 import type { Logger } from '@contacts/config';
+import type { Router } from '@koa/router';
 import type { Middleware } from 'koa';
 import compose from 'koa-compose';
-import type { RouteDependencies } from '../context';
-import { contactRoutesV3 } from './contacts';
 import { deprecationHeaders } from './deprecation';
 import { laravelErrorBodies } from './errors';
 
 /**
  * The whole deprecated v3 API as one middleware owning every path under /v3: the deprecation
  * headers on every answer (errors, 401s, 404s and 405s included), Laravel-style error bodies,
- * then the v3 routes. Other paths pass through untouched.
+ * then the v3 routes (`router`). Other paths pass through untouched.
  */
-export function v3Api(dependencies: RouteDependencies & { logger: Logger }): Middleware {
-  const router = contactRoutesV3(dependencies);
-  const headers = deprecationHeaders(dependencies.publicUrl);
+export function v3Api(router: Router, options: { publicUrl: string; logger: Logger }): Middleware {
+  const headers = deprecationHeaders(options.publicUrl);
   const chain = compose([
-    laravelErrorBodies(dependencies.logger),
+    laravelErrorBodies(options.logger),
     router.routes() as Middleware,
     router.allowedMethods() as Middleware,
   ]);
