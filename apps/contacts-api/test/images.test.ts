@@ -76,7 +76,7 @@ describe('contact images', () => {
       ),
     });
     expect(response.status).toBe(422);
-    expect(((await response.json()) as Failure).error.fields?.image).toBeDefined();
+    expect(((await response.json()) as Failure).error.fields?.image).toEqual(['The image must be a JPEG or PNG file.']);
     expect(await stack.db('contacts').count('* as count')).toEqual(before);
   });
 
