@@ -53,7 +53,7 @@ describe('OpenAPI document', () => {
 
   it('requires contacts:read for reads and contacts:write for writes, by OAuth or personal access token', () => {
     const security = (path: string, method: string) =>
-      (document.paths[path]?.[method] as unknown as { security: unknown }).security;
+      (document.paths[path]?.[method] as unknown as { security?: unknown } | undefined)?.security;
     expect(security('/v4/contacts', 'get')).toEqual([{ oauth2: ['contacts:read'] }, { bearer: ['contacts:read'] }]);
     expect(security('/v3/contacts/{id}', 'patch')).toEqual([
       { oauth2: ['contacts:write'] },
