@@ -3,16 +3,18 @@ import {
   contactCreateV3,
   contactPageParamsV3,
   contactUpdateV3,
+  contactV3,
   toContactV3,
   v3InputToChanges,
-  validate,
 } from '@contacts/schemas';
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
+import { z } from 'zod';
 import { deleteOwnContact, updateContactFields, upsertContactByEmail } from '../../domain/contacts';
 import { bodyOf, parseBody } from '../../http/body';
 import { readContactInput } from '../../http/contact-input';
-import { ApiError, validationFailed } from '../../http/errors';
+import { ApiError } from '../../http/errors';
+import { koaGuard } from '../../http/guard';
 import { callerOf, pathId, type RouteDependencies } from '../context';
 
 /**
@@ -41,15 +43,15 @@ export function contactRoutesV3({ db, read, write, rateLimit }: RouteDependencie
     send(ctx, 200, { message: 'success' });
   };
 
-  router.get('/v3/contacts', read, rateLimit, async (ctx) => {
+  const listed = koaGuard({ response: z.array(contactV3), status: 200 });
+  router.get('/v3/contacts', read, rateLimit, listed.middleware, async (ctx) => {
     const records = await listContactRecordsByOffset(db, callerOf(ctx).memberId);
     send(ctx, 200, records.map(toListedContact));
   });
 
-  router.get('/v3/contacts/:offset/:limit', read, rateLimit, async (ctx) => {
-    const params = validate(contactPageParamsV3, ctx.params);
-    if (!params.ok) throw validationFailed(params.fields);
-    const records = await listContactRecordsByOffset(db, callerOf(ctx).memberId, params.value);
+  const page = koaGuard({ params: contactPageParamsV3, response: z.array(contactV3), status: 200 });
+  router.get('/v3/contacts/:offset/:limit', read, rateLimit, page.middleware, async (ctx) => {
+    const records = await listContactRecordsByOffset(db, callerOf(ctx).memberId, page.of(ctx).params);
     send(ctx, 200, records.map(toListedContact));
   });
 
