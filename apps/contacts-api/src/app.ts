@@ -9,7 +9,7 @@ import {
 import type { Database, NotificationListener } from '@contacts/db';
 import { databaseProblem, startJanitor } from '@contacts/db';
 import { Router } from '@koa/router';
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import { Authenticator } from './auth/authenticator';
 import { introspectionClient } from './auth/introspection';
 import { requireAccess } from './auth/middleware';
@@ -18,11 +18,13 @@ import { senderConstraint } from './auth/sender-constraint';
 import { TokenCache } from './auth/token-cache';
 import { tokenCacheMetrics } from './auth/token-cache-metrics';
 import type { ContactsApiConfig } from './config';
-import { ApiError, errorEnvelope } from './http/errors';
+import { readBearer } from './http/bearer';
+import { ApiError, errorEnvelopeOf, errorRenderer } from './http/errors';
 import { perTokenRateLimit } from './http/rate-limit';
 import type { RouteDependencies } from './routes/context';
 import { openApiRoutes } from './routes/openapi';
 import { v3Api } from './routes/v3';
+import { contactRoutesV3 } from './routes/v3/contacts';
 import { batchRoutes } from './routes/v4/batch';
 import { businessCategoryRoutes } from './routes/v4/business-categories';
 import { changeRoutes } from './routes/v4/changes';
@@ -39,6 +41,8 @@ export interface ContactsApiDependencies {
 
 export interface ContactsApi {
   app: Koa;
+  /** Every API operation the routers answer, as "METHOD /path/{param}" (what the OpenAPI document must list). */
+  operations: string[];
   /** The revocation LISTEN connection (tests wait for it, readiness reports it). */
   revocations: NotificationListener;
   close(): Promise<void>;
@@ -47,16 +51,8 @@ export interface ContactsApi {
 export async function createContactsApi({ db, config, logger }: ContactsApiDependencies): Promise<ContactsApi> {
   const app = new Koa({ proxy: true });
   const cache = new TokenCache();
-  let authenticator: Authenticator | undefined;
-  const revocations = listenForRevocations(
-    db,
-    {
-      revoke: (hashes) => authenticator?.revoke(hashes),
-      revokeAll: () => authenticator?.revokeAll(),
-    },
-    logger,
-  );
-  authenticator = new Authenticator(
+  const revocations = listenForRevocations(db, cache, logger);
+  const authenticator = new Authenticator(
     introspectionClient({
       authInternalUrl: config.authInternalUrl,
       clientId: config.introspectionClientId,
@@ -78,7 +74,8 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
       authorization_server: () => authServerProblem(config.authInternalUrl),
     }),
   );
-  app.use(errorEnvelope(logger));
+  app.use(errorRenderer(logger, errorEnvelopeOf));
+  app.use(readBearer());
 
   // [security] DPoP proofs and the personal-token checksum, checked with every token.
   const constraint = senderConstraint(db, config.publicUrl, logger);
@@ -87,19 +84,10 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
     publicUrl: config.publicUrl,
     read: requireAccess(authenticator, 'read', logger, constraint),
     write: requireAccess(authenticator, 'write', logger, constraint),
+    rateLimit: config.apiRateLimit ? perTokenRateLimit(db, config.apiRateLimit, logger) : noRateLimit,
   };
-  // The per-token rate limit counts only authenticated requests (after read/write accepted the token).
-  if (config.apiRateLimit) {
-    const perToken = perTokenRateLimit(db, config.apiRateLimit, logger);
-    for (const access of ['read', 'write'] as const) {
-      const authenticate = dependencies[access];
-      dependencies[access] = (ctx, next) => authenticate(ctx, () => perToken(ctx, next));
-    }
-  }
-  app.use(v3Api({ ...dependencies, logger }));
-  const root = new Router();
-  for (const router of [
-    openApiRoutes({ publicUrl: config.publicUrl }),
+  const v3Router = contactRoutesV3(dependencies);
+  const v4Routers = [
     // Before contactRoutes: /v4/contacts/changes, /batch, /export and /import would otherwise
     // match /v4/contacts/:id.
     batchRoutes(dependencies),
@@ -111,7 +99,10 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
     imageRoutes(dependencies),
     groupRoutes(dependencies),
     businessCategoryRoutes(dependencies),
-  ]) {
+  ];
+  app.use(v3Api(v3Router, { publicUrl: config.publicUrl, logger }));
+  const root = new Router();
+  for (const router of [openApiRoutes({ publicUrl: config.publicUrl }), ...v4Routers]) {
     root.use(router.routes());
   }
   app.use(root.routes());
@@ -126,6 +117,7 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
   logger.debug({ authUrl: config.authUrl }, 'contacts api ready');
   return {
     app,
+    operations: operationsOf([v3Router, ...v4Routers]),
     revocations,
     close: async () => {
       await revocations.close();
@@ -133,6 +125,19 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
     },
   };
 }
+
+/** The routers' operations in OpenAPI spelling (`:id` → `{id}`); HEAD is implied by GET. */
+function operationsOf(routers: Router[]): string[] {
+  return routers.flatMap((router) =>
+    router.stack.flatMap((layer) =>
+      layer.methods
+        .filter((method) => method !== 'HEAD')
+        .map((method) => `${method} ${layer.path.toString().replace(/:(\w+)/g, '{$1}')}`),
+    ),
+  );
+}
+
+const noRateLimit: Middleware = (_ctx, next) => next();
 
 /** Readiness: the authorization server answers its health check (else no new token can be checked). */
 async function authServerProblem(authInternalUrl: string): Promise<string | undefined> {

@@ -91,7 +91,7 @@ describe('POST /v4/contacts', () => {
       zipcode: '12345',
     });
     const row = await stack.db('contacts').where({ id: data.id }).first();
-    expect(row.street).toBe('1 Main St');
+    expect(row!.street).toBe('1 Main St');
   });
 
   it.each([
@@ -182,7 +182,7 @@ describe('GET /v4/contacts/{id} and POST /v4/contacts/{id}', () => {
 
     const noName = await ada.json<Failure>(`/v4/contacts/${id}`, { method: 'POST', json: { name: '' } });
     expect(noName.status).toBe(422);
-    expect(noName.body.error.fields?.name).toBeDefined();
+    expect(noName.body.error.fields?.name).toEqual(['The name field is required.']);
     const nullName = await ada.json<Failure>(`/v4/contacts/${id}`, { method: 'POST', json: { name: null } });
     expect(nullName.status).toBe(422);
   });

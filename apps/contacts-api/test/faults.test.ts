@@ -189,7 +189,7 @@ describe('PostgreSQL stopped in the middle of a load', () => {
     running = false;
     await Promise.all(workers);
 
-    expect(recovered).toBeDefined();
+    expect(recovered).toBeGreaterThanOrEqual(0);
     expect(acknowledged.length).toBeGreaterThan(ackedBeforeOutage);
     const duringOutage = outcomes.filter((o) => o.at >= stoppedAt + 500 && o.at + o.elapsedMs <= restartedAt);
     expect(duringOutage.length).toBeGreaterThan(5);

@@ -71,7 +71,7 @@ describe('POST /v3/contacts: the golden create answer', () => {
     expect(Object.keys(body)).toEqual(KEYS_WITH_OWNER);
     const row = await stack.db('contacts').where({ id: body.id }).first();
     expect(body).toStrictEqual({
-      id: row.id,
+      id: row!.id,
       name: 'Grace Hopper',
       email: 'grace@example.com',
       personal_number: '+1 555 0100',
@@ -88,8 +88,8 @@ describe('POST /v3/contacts: the golden create answer', () => {
       referrer_name: referrer.name,
       group_id: String(group.id),
       user_id: ada.member.id,
-      created_at: v3Time(row.created_at),
-      updated_at: v3Time(row.updated_at),
+      created_at: v3Time(row!.created_at),
+      updated_at: v3Time(row!.updated_at),
     });
     expect(typeof body.id).toBe('number');
     expect(body.group_id).toMatch(/^\d+$/);
@@ -312,7 +312,7 @@ describe('PATCH /v3/contacts/{id}', () => {
       address: 'Gasse 1   3000',
     });
     const row = await stack.db('contacts').where({ id: created.body.id }).first();
-    expect(body.updated_at).toBe(v3Time(row.updated_at));
+    expect(body.updated_at).toBe(v3Time(row!.updated_at));
   });
 
   it('accepts JSON and multipart (with an image)', async () => {
@@ -325,7 +325,7 @@ describe('PATCH /v3/contacts/{id}', () => {
     });
     expect(form.status).toBe(200);
     expect(((await form.json()) as ContactV3).work_number).toBe('123');
-    expect((await stack.db('contact_images').where({ contact_id: id }).first()).content_type).toBe('image/jpeg');
+    expect((await stack.db('contact_images').where({ contact_id: id }).first())!.content_type).toBe('image/jpeg');
   });
 
   it("refuses an e-mail another of the caller's contacts holds, with the exact Laravel body", async () => {
@@ -357,7 +357,7 @@ describe('PATCH /v3/contacts/{id}', () => {
       expect(status, String(id)).toBe(404);
       expect(Object.keys(body)).toEqual(['message']);
     }
-    expect((await stack.db('contacts').where({ id: theirs }).first()).name).not.toBe('Hijack');
+    expect((await stack.db('contacts').where({ id: theirs }).first())!.name).not.toBe('Hijack');
   });
 
   it('is also reachable as POST with _method=PATCH (Laravel method spoofing)', async () => {

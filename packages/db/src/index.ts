@@ -28,5 +28,6 @@ export * from './readiness';
 export * from './request-scope';
 export * from './row-id';
 export * from './service-database';
+export * from './tables';
 export * from './token-hash';
 export * from './unavailable';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { type ContactChanges, contactCreateV4, contactUpdateV4, v4InputToChanges } from './contact-input';
-import { optionalId, optionalText } from './fields';
-import { MAX_LIST_LIMIT } from './list-query';
+import type { ContactChanges, NewContact } from './contact-fields';
+import { contactCreateV4, contactFieldInput, contactUpdateV4, v4InputToChanges } from './contact-input';
+import { MAX_LIST_LIMIT } from './limits';
 
 /**
  * v3 input: v4's fields plus `referrer_id` (the member who invited the contact) and `street`
@@ -10,8 +10,8 @@ import { MAX_LIST_LIMIT } from './list-query';
  * `street` wins.
  */
 const v3OnlyFields = {
-  street: optionalText('street').optional(),
-  referrer_id: optionalId('referrer_id').optional(),
+  street: contactFieldInput('street', 'street').optional(),
+  referrer_id: contactFieldInput('referrer_id', 'referrer_id').optional(),
 };
 
 /** POST /v3/contacts: create, or update the caller's contact with the same e-mail. */
@@ -27,9 +27,12 @@ export const contactUpdateV3 = contactUpdateV4
 export type ContactCreateV3 = z.output<typeof contactCreateV3>;
 export type ContactUpdateV3 = z.output<typeof contactUpdateV3>;
 
+/** v3 input to columns; as in v4, a create's input maps to a NewContact. */
+export function v3InputToChanges(input: ContactCreateV3): NewContact;
+export function v3InputToChanges(input: ContactUpdateV3): ContactChanges;
 export function v3InputToChanges(input: ContactUpdateV3): ContactChanges {
   const { street, referrer_id, ...common } = input;
-  const changes = v4InputToChanges(common);
+  const changes: ContactChanges = v4InputToChanges(common);
   if (referrer_id !== undefined) changes.referrer_id = referrer_id;
   if (street !== undefined) changes.street = street;
   return changes;

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { ContactRecordLike } from './contact-record';
+import type { ContactRecordLike } from './contact-fields';
 
 /**
- * The deprecated v3 contact, exactly as the original service published it (issue 5): no
+ * The deprecated v3 contact, exactly as the original service published it: no
  * envelope, this key order, `address` built from the four address parts, `group_id` as a
  * string, timestamps as `YYYY-MM-DD HH:MM:SS` in UTC. `user_id` only in create/upsert answers.
  */

@@ -1,32 +1,65 @@
 import { z } from 'zod';
-import type { ContactRecordLike } from './contact-record';
+import {
+  CONTACT_FIELDS,
+  type ContactColumn,
+  type ContactColumnValues,
+  type ContactFieldSpec,
+  type ContactRecordLike,
+  WRITABLE_CONTACT_COLUMNS,
+} from './contact-fields';
 
-const nullableString = z.string().nullable();
+type Fields = typeof CONTACT_FIELDS;
+type V4Column = { [C in ContactColumn]: Fields[C]['v4'] extends string ? C : never }[ContactColumn];
 
-/** The v4 contact, key for key as issue 4 lists it. Input names and output names are the same. */
-export const contactV4 = z.object({
-  id: z.int().positive(),
-  name: z.string(),
-  email: nullableString,
-  company_name: nullableString,
-  personal_number: nullableString,
-  work_number: nullableString,
-  website: nullableString,
-  address: nullableString.describe('Street address.'),
-  city: nullableString,
-  state: nullableString,
-  zipcode: nullableString,
-  country: nullableString,
-  business_category_id: z.int().nullable(),
-  business_category_name: nullableString,
-  group_id: z.int().nullable(),
-  join_date: z.iso.date().nullable(),
+/** The output schema of one stored field, by its kind; nullable unless the column is required. */
+function outputSchemaOf(spec: ContactFieldSpec): z.ZodType {
+  const base = spec.kind === 'id' ? z.int() : spec.kind === 'date' ? z.iso.date() : z.string();
+  const schema = spec.required ? base : base.nullable();
+  return spec.v4Description ? schema.describe(spec.v4Description) : schema;
+}
+
+const v4Fields = WRITABLE_CONTACT_COLUMNS.flatMap((column) => {
+  const spec: ContactFieldSpec = CONTACT_FIELDS[column];
+  return spec.v4 === false ? [] : [{ column: column as V4Column, name: spec.v4, schema: outputSchemaOf(spec) }];
+});
+
+/** The v4 contact. Input names and output names are the same; the table gives them and their order. */
+export type ContactV4 = { id: number } & {
+  [C in V4Column as Fields[C]['v4'] & string]: ContactColumnValues[C];
+} & {
+  business_category_name: string | null;
+  image_url: string | null;
+  created_at: string;
+  updated_at: string;
+};
+
+/** Fields joined in from other tables, each placed after the stored field it belongs with. */
+interface JoinedField {
+  name: string;
+  schema: z.ZodType;
+  value: (record: ContactRecordLike) => unknown;
+}
+const joinedAfter: Partial<Record<V4Column, JoinedField>> = {
+  business_category_id: {
+    name: 'business_category_name',
+    schema: z.string().nullable(),
+    value: (record) => record.business_category_name,
+  },
+};
+
+const shape: Record<string, z.ZodType> = { id: z.int().positive() };
+for (const field of v4Fields) {
+  shape[field.name] = field.schema;
+  const joined = joinedAfter[field.column];
+  if (joined) shape[joined.name] = joined.schema;
+}
+Object.assign(shape, {
   image_url: z.url().nullable().describe('Where GET returns the image; null when the contact has none.'),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
 });
 
-export type ContactV4 = z.output<typeof contactV4>;
+export const contactV4 = z.object(shape) as unknown as z.ZodType<ContactV4> & z.ZodObject;
 
 /** RFC 3339 in UTC, with milliseconds: the precision PostgreSQL timestamps round-trip through JS. */
 export function rfc3339(date: Date): string {
@@ -38,25 +71,14 @@ export function contactImageUrl(publicUrl: string, contactId: number): string {
 }
 
 export function toContactV4(record: ContactRecordLike, options: { publicUrl: string }): ContactV4 {
-  return {
-    id: record.id,
-    name: record.name,
-    email: record.email,
-    company_name: record.company_name,
-    personal_number: record.personal_number,
-    work_number: record.work_number,
-    website: record.website,
-    address: record.street,
-    city: record.city,
-    state: record.state,
-    zipcode: record.zipcode,
-    country: record.country,
-    business_category_id: record.business_category_id,
-    business_category_name: record.business_category_name,
-    group_id: record.group_id,
-    join_date: record.join_date,
-    image_url: record.image_sha256 === null ? null : contactImageUrl(options.publicUrl, record.id),
-    created_at: rfc3339(record.created_at),
-    updated_at: rfc3339(record.updated_at),
-  };
+  const contact: Record<string, unknown> = { id: record.id };
+  for (const field of v4Fields) {
+    contact[field.name] = record[field.column];
+    const joined = joinedAfter[field.column];
+    if (joined) contact[joined.name] = joined.value(record);
+  }
+  contact.image_url = record.image_sha256 === null ? null : contactImageUrl(options.publicUrl, record.id);
+  contact.created_at = rfc3339(record.created_at);
+  contact.updated_at = rfc3339(record.updated_at);
+  return contact as ContactV4;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-export const MAX_DELETE_IDS = 1000;
+import { MAX_DELETE_IDS } from './limits';
 
 const idMessage = 'Each contact id must be a positive integer.';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Field-level schemas shared by every contact input (v4 now, v3 later). Each accepts what a
+ * Field-level schemas shared by every contact input (v4 and v3). Each accepts what a
  * JSON body, a form or a multipart body can carry (integers may arrive as digit strings) and
  * normalises it: strings are trimmed, and an optional value sent empty or null becomes null,
  * which clears the stored value. Messages are written for the person filling in the form.
@@ -19,33 +19,33 @@ export function optionalText(field: string, max = 255) {
     .transform((value) => (value === '' ? null : value));
 }
 
-/** The contact's name: required, never empty once trimmed. */
-export function requiredName() {
+/** A required text field (the contact's name): never empty once trimmed. */
+export function requiredText(field: string, max = 255) {
   return z
     .string({
       error: (issue) =>
         issue.input === undefined || issue.input === null
-          ? 'The name field is required.'
-          : 'The name must be a string.',
+          ? `The ${label(field)} field is required.`
+          : `The ${label(field)} must be a string.`,
     })
     .trim()
-    .min(1, 'The name field is required.')
-    .max(255, 'The name must not be greater than 255 characters.');
+    .min(1, `The ${label(field)} field is required.`)
+    .max(max, `The ${label(field)} must not be greater than ${max} characters.`);
 }
 
-export function optionalEmail() {
+export function optionalEmail(max = 254) {
   const message = 'The email must be a valid email address.';
   return z
-    .union([z.literal(''), z.email(message).max(254, message)], { error: message })
+    .union([z.literal(''), z.email(message).max(max, message)], { error: message })
     .nullable()
     .transform((value) => (value === '' ? null : value));
 }
 
 /** An absolute http(s) URL. */
-export function optionalWebsite() {
+export function optionalWebsite(max = 2048) {
   const message = 'The website must be a valid URL starting with http:// or https://.';
   return z
-    .union([z.literal(''), z.url({ protocol: /^https?$/, error: message }).max(2048, message)], { error: message })
+    .union([z.literal(''), z.url({ protocol: /^https?$/, error: message }).max(max, message)], { error: message })
     .nullable()
     .transform((value) => (value === '' ? null : value));
 }

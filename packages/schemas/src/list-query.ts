@@ -1,7 +1,8 @@
 import { z } from 'zod';
 
+import { MAX_LIST_LIMIT } from './limits';
+
 export const DEFAULT_LIST_LIMIT = 100;
-export const MAX_LIST_LIMIT = 1000;
 
 /**
  * The keyset cursor: the id of the last contact of the previous page. A listing walks the

@@ -1,6 +1,6 @@
 import ICAL from 'ical.js';
 import { describe, expect, it } from 'vitest';
-import type { ContactRecordLike } from '../src/contact-record';
+import type { ContactRecordLike } from '../src/contact-fields';
 import { escapeText, foldLine, parseVCards, structured, toVCard, unescapeText, unfold } from '../src/vcard/index';
 
 const record = (overrides: Partial<ContactRecordLike> = {}): ContactRecordLike => ({

@@ -1,4 +1,4 @@
-import { tokenHash } from '@contacts/db';
+import type { BearerCredentials } from '../http/bearer';
 import { AuthServerUnavailable, type Introspect, type Introspection } from './introspection';
 import type { TokenCache } from './token-cache';
 
@@ -23,9 +23,6 @@ export interface Verdict {
 }
 
 export class Authenticator {
-  /** Bumped on every revocation notice and reset; compared across an introspection. */
-  private epoch = 0;
-
   constructor(
     private readonly introspect: Introspect,
     private readonly cache: TokenCache,
@@ -39,8 +36,7 @@ export class Authenticator {
    * can run alongside it and only its response waits; a write must confirm before it acts.
    * Throws AuthServerUnavailable when nobody can tell.
    */
-  async authenticate(token: string): Promise<Verdict> {
-    const hash = tokenHash(token);
+  async authenticate({ token, hash }: BearerCredentials): Promise<Verdict> {
     const cached = this.feed.listening ? this.cache.get(hash) : undefined;
     if (cached) {
       const confirmation = this.feed.sync().then(
@@ -56,20 +52,10 @@ export class Authenticator {
   }
 
   private async introspectAndCache(token: string, hash: string): Promise<Introspection> {
-    const epoch = this.epoch;
+    const generation = this.cache.generation;
     const result = await this.introspect(token);
-    if (this.feed.listening && epoch === this.epoch) this.cache.set(hash, result);
+    if (this.feed.listening && generation === this.cache.generation) this.cache.set(hash, result);
     return result;
-  }
-
-  revoke(hashes: string[]): void {
-    this.epoch += 1;
-    for (const hash of hashes) this.cache.evict(hash);
-  }
-
-  revokeAll(): void {
-    this.epoch += 1;
-    this.cache.clear();
   }
 }
 

@@ -1,8 +1,8 @@
 import type { Logger } from '@contacts/config';
 import type { Middleware } from 'koa';
+import { bearerOf } from '../http/bearer';
 import { ApiError } from '../http/errors';
 import type { Authenticator } from './authenticator';
-import { bearerToken } from './bearer';
 import { AuthServerUnavailable, type Introspection } from './introspection';
 import type { SenderConstraint } from './sender-constraint';
 
@@ -58,7 +58,7 @@ async function unavailableAs503<T>(work: () => Promise<T>, logger: Logger): Prom
 }
 
 /**
- * Requires a valid bearer token with the scope for `access` (RFC 6750): 401 invalid_token,
+ * Requires a valid bearer token (read by readBearer) with the scope for `access` (RFC 6750): 401 invalid_token,
  * 403 insufficient_scope, 503 when the authorization server cannot be asked.
  */
 export function requireAccess(
@@ -68,16 +68,16 @@ export function requireAccess(
   senderConstraint?: SenderConstraint,
 ): Middleware {
   return async (ctx, next) => {
-    // [security] Bearer or DPoP (proof verified), personal-token checksum; before any introspection.
+    // Bearer or DPoP (proof verified), personal-token checksum; before any introspection.
     const presented = senderConstraint ? await senderConstraint.present(ctx) : undefined;
-    const token = senderConstraint ? presented?.token : bearerToken(ctx.get('authorization') || undefined);
-    if (!token) {
+    const bearer = bearerOf(ctx);
+    if (!bearer) {
       throw new ApiError(401, 'unauthorized', 'Send a bearer token in the Authorization header.', {
         headers: { 'WWW-Authenticate': challenge('invalid_token', 'missing bearer token') },
       });
     }
-    const verdict = await unavailableAs503(() => authenticator.authenticate(token), logger);
-    // [security] the token's DPoP binding matches how it was presented; the proof's jti is fresh.
+    const verdict = await unavailableAs503(() => authenticator.authenticate(bearer), logger);
+    // The token's DPoP binding matches how it was presented; the proof's jti is fresh.
     if (presented && senderConstraint) await senderConstraint.bind(presented, verdict.introspection);
     if (access === 'write') {
       // A write acts only on a confirmed answer.

@@ -8,12 +8,12 @@ import {
 
 /**
  * Follows the authorization server's revocation announcements (PostgreSQL NOTIFY on
- * TOKEN_REVOCATION_CHANNEL, payload {"token_hashes": [...]} and possibly "grant_ids") and
+ * TOKEN_REVOCATION_CHANNEL, payload {"token_hashes": [...]}) and
  * tells the cache what to forget.
  */
 export interface RevocationHandlers {
   /** Forget these token hashes. */
-  revoke(hashes: string[]): void;
+  revoke(hashes: readonly string[]): void;
   /** Forget everything: a notice we cannot map to hashes, or notices we may have missed. */
   revokeAll(): void;
 }
@@ -22,7 +22,7 @@ export function listenForRevocations(db: Database, handlers: RevocationHandlers,
   return listenForNotifications(db, {
     channel: TOKEN_REVOCATION_CHANNEL,
     onNotification(payload) {
-      let notice: { token_hashes?: unknown; grant_ids?: unknown };
+      let notice: { token_hashes?: unknown };
       try {
         notice = JSON.parse(payload) as typeof notice;
       } catch {
@@ -34,9 +34,6 @@ export function listenForRevocations(db: Database, handlers: RevocationHandlers,
         ? notice.token_hashes.filter((hash): hash is string => typeof hash === 'string')
         : [];
       if (hashes.length > 0) handlers.revoke(hashes);
-      // The cache does not know which grant a token belongs to: a grant-wide revocation
-      // empties it, which costs one introspection per token and is always safe.
-      if (Array.isArray(notice.grant_ids) && notice.grant_ids.length > 0) handlers.revokeAll();
     },
     onStateChange(listening, error) {
       // Whatever was announced while we were not listening is lost: start from nothing.

@@ -1,8 +1,8 @@
 import type { Logger } from '@contacts/config';
 import { type Database, hasPersonalTokenPrefix, isWellFormedPersonalToken, rememberDpopProof } from '@contacts/db';
 import type { Context } from 'koa';
+import { bearerToken, dpopToken } from '../http/bearer';
 import { ApiError } from '../http/errors';
-import { bearerToken } from './bearer';
 import {
   DPOP_ALGORITHMS,
   DPOP_PROOF_WINDOW_SECONDS,
@@ -31,15 +31,8 @@ export interface SenderConstraint {
 }
 
 const ALGS = DPOP_ALGORITHMS.join(' ');
-const DPOP_SCHEME = /^DPoP +([A-Za-z0-9\-._~+/]+=*) *$/i;
 /** No token of ours is anywhere near this long; longer values are refused unread. */
 const MAX_TOKEN_LENGTH = 4_096;
-
-/** The access token of an `Authorization: Bearer …` or `Authorization: DPoP …` header (for counting requests per token). */
-export function presentedAccessToken(authorization: string | undefined): string | undefined {
-  if (!authorization) return undefined;
-  return DPOP_SCHEME.exec(authorization)?.[1] ?? bearerToken(authorization);
-}
 
 const dpopChallenge = (error: 'invalid_token' | 'invalid_dpop_proof', description: string) =>
   new ApiError(401, 'unauthorized', 'The token or its DPoP proof is invalid.', {
@@ -68,8 +61,8 @@ export function senderConstraint(db: Database, publicUrl: string, logger: Logger
     async present(ctx) {
       const authorization = ctx.get('authorization');
       if (authorization.length > MAX_TOKEN_LENGTH) throw bearerInvalid('the token is too long');
-      const dpopToken = DPOP_SCHEME.exec(authorization)?.[1];
-      if (dpopToken === undefined) {
+      const presentedDpop = dpopToken(authorization || undefined);
+      if (presentedDpop === undefined) {
         const token = bearerToken(authorization || undefined);
         if (token === undefined) return undefined;
         if (hasPersonalTokenPrefix(token) && !isWellFormedPersonalToken(token)) {
@@ -84,9 +77,9 @@ export function senderConstraint(db: Database, publicUrl: string, logger: Logger
         const verified = await verifyDpopProof(proof, {
           method: ctx.method,
           url: `${base}${path}`,
-          accessToken: dpopToken,
+          accessToken: presentedDpop,
         });
-        return { scheme: 'DPoP', token: dpopToken, proof: verified };
+        return { scheme: 'DPoP', token: presentedDpop, proof: verified };
       } catch (error) {
         if (error instanceof InvalidDpopProof) throw dpopChallenge('invalid_dpop_proof', error.message);
         throw error;

@@ -1,5 +1,4 @@
 import {
-  type ContactColumns,
   type ContactRecord,
   type Database,
   deleteOwnedContacts,
@@ -12,16 +11,17 @@ import {
   insertContact,
   insertContactRecord,
   isDuplicateContactEmail,
+  isGroupGuestContact,
   isGroupMember,
   listContactRecords,
-  listContactRecordsByOffset,
   listGroupContactRecords,
   lockContact,
+  lockOwnedContactEmail,
   putContactImage,
   type Queryable,
   updateContact,
 } from '@contacts/db';
-import type { ContactChanges } from '@contacts/schemas';
+import type { ContactChanges, NewContact } from '@contacts/schemas';
 import { contactNotFound, DomainError, EMAIL_TAKEN, invalidField, notGroupMember } from './errors';
 
 /**
@@ -61,30 +61,17 @@ export async function listContacts(
   return { records: rows.slice(0, options.limit), hasMore: rows.length > options.limit };
 }
 
-/**
- * Every one of the member's contacts in id order, or the window of that order that starts
- * after `offset` contacts and holds at most `limit` (v3's lists).
- */
-export async function listContactsByOffset(
-  db: Database,
-  memberId: number,
-  window?: { offset: number; limit: number },
-): Promise<ContactRecord[]> {
-  return listContactRecordsByOffset(db, memberId, window);
-}
-
 export async function createContact(
   db: Database,
   memberId: number,
-  changes: ContactChanges & { name: string },
+  contact: NewContact,
   image?: ContactImageInput,
 ): Promise<ContactRecord> {
-  const columns = toColumns(changes) as ContactColumns & { name: string };
   // Nothing to check and no image: one statement, which is its own transaction (the common case).
-  if (!image && !hasReferences(changes)) return insertOrExplain(() => insertContactRecord(db, memberId, columns));
+  if (!image && !hasReferences(contact)) return insertOrExplain(() => insertContactRecord(db, memberId, contact));
   return db.transaction(async (trx) => {
-    await checkReferences(trx, memberId, changes);
-    const id = await insertOrExplain(() => insertContact(trx, memberId, columns));
+    await checkReferences(trx, memberId, contact);
+    const id = await insertOrExplain(() => insertContact(trx, memberId, contact));
     if (image) await putContactImage(trx, id, image);
     return (await findContactRecord(trx, memberId, id))!;
   });
@@ -112,7 +99,7 @@ export async function updateContactFields(
         throw new DomainError('precondition_failed', 'The contact has changed since you read it.');
     }
     await checkReferences(trx, memberId, changes);
-    await insertOrExplain(() => updateContact(trx, memberId, id, toColumns(changes)));
+    await insertOrExplain(() => updateContact(trx, memberId, id, changes));
     if (options.image) await putContactImage(trx, id, options.image);
     return (await findContactRecord(trx, memberId, id))!;
   });
@@ -120,29 +107,27 @@ export async function updateContactFields(
 
 /**
  * Creates the contact, or updates the member's contact with the same e-mail (case-insensitive)
- * when there is one — v3's POST. Race-free: a transaction-scoped advisory lock on (member,
- * e-mail) serialises concurrent calls, so parallel requests with one new e-mail create one row.
+ * when there is one — v3's POST. Race-free: a lock on (member, e-mail) serialises concurrent
+ * calls, so parallel requests with one new e-mail create one row.
  */
 export async function upsertContactByEmail(
   db: Database,
   memberId: number,
-  changes: ContactChanges & { name: string },
+  contact: NewContact,
   image?: ContactImageInput,
 ): Promise<{ record: ContactRecord; created: boolean }> {
-  const email = changes.email ?? null;
-  if (email === null) return { record: await createContact(db, memberId, changes, image), created: true };
+  const email = contact.email ?? null;
+  if (email === null) return { record: await createContact(db, memberId, contact, image), created: true };
   return db.transaction(async (trx) => {
-    await trx.raw('select pg_advisory_xact_lock(?, hashtext(lower(?)))', [memberId, email]);
+    await lockOwnedContactEmail(trx, memberId, email);
     const existing = await findOwnedContactIdByEmail(trx, memberId, email);
-    await checkReferences(trx, memberId, changes);
+    await checkReferences(trx, memberId, contact);
     let id: number;
     if (existing === undefined) {
-      id = await insertOrExplain(() =>
-        insertContact(trx, memberId, toColumns(changes) as ContactColumns & { name: string }),
-      );
+      id = await insertOrExplain(() => insertContact(trx, memberId, contact));
     } else {
       id = existing;
-      await updateContact(trx, memberId, id, toColumns(changes));
+      await updateContact(trx, memberId, id, contact);
     }
     if (image) await putContactImage(trx, id, image);
     return { record: (await findContactRecord(trx, memberId, id))!, created: existing === undefined };
@@ -176,11 +161,8 @@ export async function deleteOwnContact(db: Database, memberId: number, id: numbe
   await db.transaction(async (trx) => {
     const [deleted] = await deleteOwnedContacts(trx, memberId, [id]);
     if (deleted !== undefined) return;
-    const guest = await trx('contacts as c')
-      .join('group_members as gm', 'gm.group_id', 'c.group_id')
-      .where({ 'c.id': id, 'gm.member_id': memberId })
-      .first('c.id');
-    if (guest) throw new DomainError('forbidden', 'Only the member who created this contact can delete it.');
+    if (await isGroupGuestContact(trx, memberId, id))
+      throw new DomainError('forbidden', 'Only the member who created this contact can delete it.');
     throw contactNotFound();
   });
 }
@@ -220,12 +202,4 @@ async function insertOrExplain<T>(write: () => Promise<T>): Promise<T> {
     if (isDuplicateContactEmail(error)) throw invalidField('email', EMAIL_TAKEN);
     throw error;
   }
-}
-
-function toColumns(changes: ContactChanges): ContactColumns {
-  const columns: ContactColumns = {};
-  for (const [key, value] of Object.entries(changes)) {
-    if (value !== undefined) (columns as Record<string, unknown>)[key] = value;
-  }
-  return columns;
 }

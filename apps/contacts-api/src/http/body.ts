@@ -6,8 +6,8 @@ import { type MultipartBody, parseMultipart, type UploadedFile } from './multipa
 
 /**
  * The request body, whatever its encoding: JSON, a URL-encoded form, or multipart/form-data
- * (required when an image is sent). Routes read `ctx.state.body` (the fields) and
- * `ctx.state.files`. Malformed bodies → 400; other content types → 415.
+ * (required when an image is sent), kept on `ctx.state.body` for bodyOf(): the fields and the
+ * uploaded files. Malformed bodies → 400; other content types → 415.
  */
 export interface ParsedBody {
   fields: unknown;
@@ -29,6 +29,11 @@ export function parseBody(options: { fileFields?: readonly string[] } = {}): Mid
     ctx.state.body = body;
     await next();
   };
+}
+
+/** The body parseBody() read; empty when the route has no body parser. */
+export function bodyOf(ctx: Context): ParsedBody {
+  return (ctx.state.body as ParsedBody | undefined) ?? { fields: {}, files: [] };
 }
 
 async function read(ctx: Context, fileFields: readonly string[]): Promise<ParsedBody> {

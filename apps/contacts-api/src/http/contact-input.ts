@@ -2,7 +2,7 @@ import { type ContactChanges, type FieldErrors, validate } from '@contacts/schem
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { ContactImageInput } from '../domain/contacts';
-import { bodyOf } from '../routes/context';
+import { bodyOf } from './body';
 import { validationFailed } from './errors';
 import { IMAGE_MESSAGE, sniffImage } from './image';
 
@@ -11,11 +11,11 @@ import { IMAGE_MESSAGE, sniffImage } from './image';
  * the API version's schema together so that one 422 lists every problem, then mapped to the
  * domain's column names by that version's mapping.
  */
-export async function readContactInput<S extends z.ZodType>(
+export async function readContactInput<S extends z.ZodType, C extends ContactChanges>(
   ctx: Context,
   schema: S,
-  toChanges: (input: z.output<S>) => ContactChanges,
-): Promise<{ changes: ContactChanges; image: ContactImageInput | undefined }> {
+  toChanges: (input: z.output<S>) => C,
+): Promise<{ changes: C; image: ContactImageInput | undefined }> {
   const body = bodyOf(ctx);
   const fields =
     body.fields !== null && typeof body.fields === 'object' && !Array.isArray(body.fields)

@@ -1,7 +1,7 @@
 import type { Logger } from '@contacts/config';
 import { isDatabaseUnavailable } from '@contacts/db';
 import type { ErrorCode, ErrorEnvelope, FieldErrors } from '@contacts/schemas';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { DomainError } from '../domain/errors';
 
 /** An error with its HTTP answer: status, envelope code, optional per-field messages and headers. */
@@ -59,29 +59,39 @@ function toApiError(error: unknown): ApiError | undefined {
   return undefined;
 }
 
-/** Every failure becomes {"error": {code, message, fields?}}; anything unexpected is logged and hidden. */
-export function errorEnvelope(logger: Logger): Middleware {
+/** Any thrown value as its HTTP answer; anything unexpected is logged and becomes a 500 that reveals nothing. */
+export function apiErrorOf(error: unknown, ctx: Context, logger: Logger): ApiError {
+  const apiError = toApiError(error);
+  if (apiError) return apiError;
+  logger.error({ err: error, method: ctx.method, path: ctx.path }, 'request failed');
+  return new ApiError(500, 'internal_error', 'Something went wrong on our side.');
+}
+
+/**
+ * Turns every failure below it (and a request no route answered) into one API version's error
+ * body: `render` gives the body, this sets the status and the error's headers, never cached.
+ */
+export function errorRenderer(logger: Logger, render: (error: ApiError) => unknown): Middleware {
   return async (ctx, next) => {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new ApiError(404, 'not_found', 'Not found.');
     } catch (error) {
-      let apiError = toApiError(error);
-      if (!apiError) {
-        logger.error({ err: error, method: ctx.method, path: ctx.path }, 'request failed');
-        apiError = new ApiError(500, 'internal_error', 'Something went wrong on our side.');
-      }
-      const body: ErrorEnvelope = {
-        error: {
-          code: apiError.code,
-          message: apiError.message,
-          ...(apiError.fields ? { fields: apiError.fields } : {}),
-        },
-      };
+      const apiError = apiErrorOf(error, ctx, logger);
       ctx.status = apiError.status;
-      ctx.set(apiError.headers);
-      ctx.set('Cache-Control', 'no-store');
-      ctx.body = body;
+      ctx.set({ ...apiError.headers, 'Cache-Control': 'no-store' });
+      ctx.body = render(apiError);
     }
+  };
+}
+
+/** v4's error body: {"error": {code, message, fields?}}. */
+export function errorEnvelopeOf(error: ApiError): ErrorEnvelope {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.fields ? { fields: error.fields } : {}),
+    },
   };
 }

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
+import { MAX_IMAGE_BYTES } from '@contacts/schemas';
 import busboy from 'busboy';
 import { ApiError } from './errors';
 
-export const MAX_IMAGE_BYTES = 12 * 1024 * 1024;
 /** Past this much unread upload after a refusal we stop draining and drop the connection. */
 const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
 

@@ -1,7 +1,7 @@
 import type { Logger, RateLimit } from '@contacts/config';
-import { type Database, sharedRateLimiter, tokenHash } from '@contacts/db';
+import { type Database, sharedRateLimiter } from '@contacts/db';
 import type { Middleware } from 'koa';
-import { presentedAccessToken } from '../auth/sender-constraint';
+import { bearerOf } from './bearer';
 import { ApiError } from './errors';
 
 /**
@@ -9,15 +9,15 @@ import { ApiError } from './errors';
  * decided in memory and shared by every replica through PostgreSQL (or Redis) in batches; see
  * sharedRateLimiter for the accuracy that costs. Every answer carries RateLimit-Limit, RateLimit-Remaining
  * and RateLimit-Reset (seconds); a request over the limit gets 429 with Retry-After.
+ * Routes place it after the access check, so that only authenticated requests are counted.
  */
 export function perTokenRateLimit(db: Database, limit: RateLimit, logger: Logger): Middleware {
   const limiter = sharedRateLimiter(db, limit, 'api_token', (message) => logger.warn(message));
 
   return async (ctx, next) => {
-    // [security] Bearer and DPoP tokens alike
-    const token = presentedAccessToken(ctx.get('authorization') || undefined);
-    if (!token) return next();
-    const verdict = limiter.consume(tokenHash(token));
+    const bearer = bearerOf(ctx);
+    if (!bearer) return next();
+    const verdict = limiter.consume(bearer.hash);
     if (!verdict.allowed) {
       const reset = verdict.headers['RateLimit-Reset'];
       throw new ApiError(429, 'rate_limited', `Too many requests with this token; try again in ${reset} s.`, {

@@ -1,7 +1,6 @@
 import { type Database, isRowId } from '@contacts/db';
 import type { Context, Middleware } from 'koa';
 import type { Caller } from '../auth/middleware';
-import type { ParsedBody } from '../http/body';
 import { ApiError } from '../http/errors';
 
 /** What every route module needs. */
@@ -11,14 +10,12 @@ export interface RouteDependencies {
   /** Middleware requiring a token with read (or write) access. */
   read: Middleware;
   write: Middleware;
+  /** The per-token rate limit; a route places it right after its access check. */
+  rateLimit: Middleware;
 }
 
 export function callerOf(ctx: Context): Caller {
   return ctx.state.caller as Caller;
-}
-
-export function bodyOf(ctx: Context): ParsedBody {
-  return (ctx.state.body as ParsedBody | undefined) ?? { fields: {}, files: [] };
 }
 
 /** A path id: a positive integer, else the resource cannot exist (404). */

@@ -1,14 +1,8 @@
 import { createHash } from 'node:crypto';
+import type { ContactImageRow } from '../tables';
 import type { Queryable } from './contacts';
 
-export interface ContactImage {
-  contact_id: number;
-  content_type: string;
-  size: number;
-  sha256: string;
-  bytes: Buffer;
-  created_at: Date;
-}
+export type ContactImage = ContactImageRow;
 
 /** Stores (or replaces) a contact's image. Run it in the transaction that writes the contact. */
 export async function putContactImage(
@@ -37,8 +31,4 @@ export async function findOwnedContactImage(
     .join('contacts as c', 'c.id', 'ci.contact_id')
     .where({ 'c.owner_id': ownerId, 'ci.contact_id': contactId })
     .first<ContactImage | undefined>('ci.*');
-}
-
-export async function deleteContactImage(db: Queryable, contactId: number): Promise<void> {
-  await db('contact_images').where({ contact_id: contactId }).delete();
 }

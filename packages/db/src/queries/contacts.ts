@@ -1,61 +1,24 @@
+import {
+  type ContactChanges,
+  type ContactRecordLike,
+  type ContactRow,
+  type NewContact,
+  WRITABLE_CONTACT_COLUMNS,
+} from '@contacts/schemas';
 import type { Knex } from 'knex';
 import type { Database } from '../connection';
 import { preparedAs, queryPrepared } from '../prepared';
+import type {} from '../tables';
 
-/** A contacts row, by column. */
-export interface ContactRow {
-  id: number;
-  owner_id: number;
-  name: string;
-  email: string | null;
-  company_name: string | null;
-  personal_number: string | null;
-  work_number: string | null;
-  website: string | null;
-  street: string | null;
-  city: string | null;
-  state: string | null;
-  zipcode: string | null;
-  country: string | null;
-  business_category_id: number | null;
-  group_id: number | null;
-  referrer_id: number | null;
-  join_date: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
+export type { ContactRow } from '@contacts/schemas';
 
-/** The columns a write may set (everything but the keys and timestamps). */
-export type ContactColumns = Partial<Omit<ContactRow, 'id' | 'owner_id' | 'created_at' | 'updated_at'>>;
-
-// Spelled out (a Record, so that the compiler notices a column missing here) rather than `*`:
-// prepared statements must keep their result columns when a migration adds one.
-const WRITABLE: Record<keyof ContactColumns, true> = {
-  name: true,
-  email: true,
-  company_name: true,
-  personal_number: true,
-  work_number: true,
-  website: true,
-  street: true,
-  city: true,
-  state: true,
-  zipcode: true,
-  country: true,
-  business_category_id: true,
-  group_id: true,
-  referrer_id: true,
-  join_date: true,
-};
-const WRITABLE_COLUMNS = Object.keys(WRITABLE) as Array<keyof ContactColumns>;
+// Spelled out rather than `*`: prepared statements must keep their result columns when a
+// migration adds one. The writable columns come from the contact's one definition.
+const WRITABLE_COLUMNS = WRITABLE_CONTACT_COLUMNS;
 const CONTACT_COLUMNS: Array<keyof ContactRow> = ['id', 'owner_id', ...WRITABLE_COLUMNS, 'created_at', 'updated_at'];
 
 /** A contact as the API shows it: the row plus the names joined in and whether it has an image. */
-export interface ContactRecord extends ContactRow {
-  business_category_name: string | null;
-  referrer_name: string | null;
-  image_sha256: string | null;
-}
+export type ContactRecord = ContactRecordLike;
 
 /** Either the pool or a transaction: every query here runs inside a caller's transaction when it has one. */
 export type Queryable = Database | Knex.Transaction;
@@ -99,6 +62,24 @@ export async function findContactRecord(
 ): Promise<ContactRecord | undefined> {
   const [record] = await queryPrepared<ContactRecord>(db, 'contacts.find-record', FIND_RECORD_SQL, [ownerId, id]);
   return record;
+}
+
+/**
+ * Serialises, until the transaction ends, every transaction that looks up or writes this owner's
+ * contact with this e-mail (case-insensitive): a transaction-scoped advisory lock, since a row
+ * that does not exist yet cannot be locked.
+ */
+export async function lockOwnedContactEmail(trx: Knex.Transaction, ownerId: number, email: string): Promise<void> {
+  await trx.raw('select pg_advisory_xact_lock(?, hashtext(lower(?)))', [ownerId, email]);
+}
+
+/** Whether the contact is linked to one of the member's groups (the member sees it as a guest). */
+export async function isGroupGuestContact(db: Queryable, memberId: number, id: number): Promise<boolean> {
+  const row = await db('contacts as c')
+    .join('group_members as gm', 'gm.group_id', 'c.group_id')
+    .where({ 'c.id': id, 'gm.member_id': memberId })
+    .first('c.id');
+  return row !== undefined;
 }
 
 /** Locks the caller's contact row until the transaction ends, so that concurrent updates serialise. */
@@ -173,11 +154,7 @@ export async function listGroupContactRecords(db: Queryable, groupId: number): P
   return recordQuery(db).where('c.group_id', groupId).orderBy('c.id');
 }
 
-export async function insertContact(
-  db: Queryable,
-  ownerId: number,
-  columns: ContactColumns & { name: string },
-): Promise<number> {
+export async function insertContact(db: Queryable, ownerId: number, columns: NewContact): Promise<number> {
   const [row] = await db('contacts')
     .insert({ ...columns, owner_id: ownerId })
     .returning<Array<{ id: number }>>('id');
@@ -188,11 +165,7 @@ export async function insertContact(
  * Inserts a contact and reads it back as a record, in one statement (a data-modifying CTE): one
  * round trip, atomic on its own. A new contact has no image yet.
  */
-export async function insertContactRecord(
-  db: Queryable,
-  ownerId: number,
-  columns: ContactColumns & { name: string },
-): Promise<ContactRecord> {
+export async function insertContactRecord(db: Queryable, ownerId: number, columns: NewContact): Promise<ContactRecord> {
   // Every writable column, absent ones as null: the statement text never varies.
   const values = [ownerId, ...WRITABLE_COLUMNS.map((column) => columns[column] ?? null)];
   const [record] = await queryPrepared<ContactRecord>(db, 'contacts.insert-record', INSERT_RECORD_SQL, values);
@@ -204,7 +177,7 @@ export async function updateContact(
   db: Queryable,
   ownerId: number,
   id: number,
-  columns: ContactColumns,
+  columns: ContactChanges,
 ): Promise<boolean> {
   const count = await db('contacts')
     .where({ owner_id: ownerId, id })

@@ -1,4 +1,4 @@
-import type { ContactRecordLike } from '../contact-record';
+import type { ContactRecordLike } from '../contact-fields';
 import { contactImageUrl, rfc3339 } from '../contact-v4';
 import { escapeText, foldLine, structured } from './lines';
 

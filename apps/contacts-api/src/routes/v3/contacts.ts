@@ -1,30 +1,27 @@
-import type { ContactRecord } from '@contacts/db';
+import { type ContactRecord, listContactRecordsByOffset } from '@contacts/db';
 import {
   contactCreateV3,
   contactPageParamsV3,
   contactUpdateV3,
+  contactV3,
   toContactV3,
   v3InputToChanges,
-  validate,
 } from '@contacts/schemas';
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
-import {
-  deleteOwnContact,
-  listContactsByOffset,
-  updateContactFields,
-  upsertContactByEmail,
-} from '../../domain/contacts';
-import { parseBody } from '../../http/body';
+import { z } from 'zod';
+import { deleteOwnContact, updateContactFields, upsertContactByEmail } from '../../domain/contacts';
+import { bodyOf, parseBody } from '../../http/body';
 import { readContactInput } from '../../http/contact-input';
-import { ApiError, validationFailed } from '../../http/errors';
-import { bodyOf, callerOf, pathId, type RouteDependencies } from '../context';
+import { ApiError } from '../../http/errors';
+import { koaGuard } from '../../http/guard';
+import { callerOf, pathId, type RouteDependencies } from '../context';
 
 /**
  * /v3/contacts (deprecated): the original service's calls and shapes over the same domain
  * module as v4. Everything here is HTTP and serialization; every rule lives in domain/.
  */
-export function contactRoutesV3({ db, read, write }: RouteDependencies): Router {
+export function contactRoutesV3({ db, read, write, rateLimit }: RouteDependencies): Router {
   const router = new Router();
   const withImage = parseBody({ fileFields: ['image'] });
   const send = (ctx: Context, status: number, body: unknown) => {
@@ -37,7 +34,7 @@ export function contactRoutesV3({ db, read, write }: RouteDependencies): Router 
 
   const update = async (ctx: Context) => {
     const id = pathId(ctx);
-    const { changes, image } = await readContactInput(ctx, contactUpdateV3, v3InputToChanges);
+    const { changes, image } = await readContactInput(ctx, contactUpdateV3, (input) => v3InputToChanges(input));
     const record = await updateContactFields(db, callerOf(ctx).memberId, id, changes, image ? { image } : {});
     send(ctx, 200, toContactV3(record));
   };
@@ -46,35 +43,32 @@ export function contactRoutesV3({ db, read, write }: RouteDependencies): Router 
     send(ctx, 200, { message: 'success' });
   };
 
-  router.get('/v3/contacts', read, async (ctx) => {
-    const records = await listContactsByOffset(db, callerOf(ctx).memberId);
+  const listed = koaGuard({ response: z.array(contactV3), status: 200 });
+  router.get('/v3/contacts', read, rateLimit, listed.middleware, async (ctx) => {
+    const records = await listContactRecordsByOffset(db, callerOf(ctx).memberId);
     send(ctx, 200, records.map(toListedContact));
   });
 
-  router.get('/v3/contacts/:offset/:limit', read, async (ctx) => {
-    const params = validate(contactPageParamsV3, ctx.params);
-    if (!params.ok) throw validationFailed(params.fields);
-    const records = await listContactsByOffset(db, callerOf(ctx).memberId, params.value);
+  const page = koaGuard({ params: contactPageParamsV3, response: z.array(contactV3), status: 200 });
+  router.get('/v3/contacts/:offset/:limit', read, rateLimit, page.middleware, async (ctx) => {
+    const records = await listContactRecordsByOffset(db, callerOf(ctx).memberId, page.of(ctx).params);
     send(ctx, 200, records.map(toListedContact));
   });
 
-  router.post('/v3/contacts', write, withImage, async (ctx) => {
-    const { changes, image } = await readContactInput(ctx, contactCreateV3, v3InputToChanges);
-    const { record, created } = await upsertContactByEmail(
-      db,
-      callerOf(ctx).memberId,
-      changes as typeof changes & { name: string },
-      image,
+  router.post('/v3/contacts', write, rateLimit, withImage, async (ctx) => {
+    const { changes: contact, image } = await readContactInput(ctx, contactCreateV3, (input) =>
+      v3InputToChanges(input),
     );
+    const { record, created } = await upsertContactByEmail(db, callerOf(ctx).memberId, contact, image);
     send(ctx, created ? 201 : 200, toContactV3(record, { withUserId: true }));
   });
 
-  router.patch('/v3/contacts/:id', write, withImage, update);
-  router.delete('/v3/contacts/:id', write, remove);
+  router.patch('/v3/contacts/:id', write, rateLimit, withImage, update);
+  router.delete('/v3/contacts/:id', write, rateLimit, remove);
 
   // Laravel's method spoofing: HTML forms, and PHP clients uploading an image (PHP parses no
   // multipart PATCH body), send POST with _method=PATCH (or DELETE). Same handlers.
-  router.post('/v3/contacts/:id', write, withImage, async (ctx) => {
+  router.post('/v3/contacts/:id', write, rateLimit, withImage, async (ctx) => {
     const fields = bodyOf(ctx).fields as Record<string, unknown> | null;
     const method = (typeof fields?._method === 'string' ? fields._method : ctx.get('x-http-method-override'))
       .trim()

@@ -1,5 +1,3 @@
-import type { Context } from 'koa';
-
 /** When v3 was deprecated (the release of v4) and when it goes away. */
 export const V3_DEPRECATED_AT = new Date('2026-11-22T00:00:00Z');
 export const V3_SUNSET_AT = new Date('2027-12-01T00:00:00Z');
@@ -15,8 +13,4 @@ export function deprecationHeaders(publicUrl: string): Record<string, string> {
     Sunset: V3_SUNSET_AT.toUTCString(),
     Link: `<${publicUrl.replace(/\/$/, '')}/docs>; rel="successor-version"`,
   };
-}
-
-export function setDeprecationHeaders(ctx: Context, headers: Record<string, string>): void {
-  for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
 }

@@ -12,10 +12,10 @@ import {
 import { Router } from '@koa/router';
 import { createContact, deleteContacts, updateContactFields } from '../../domain/contacts';
 import { DomainError } from '../../domain/errors';
-import { parseBody } from '../../http/body';
+import { bodyOf, parseBody } from '../../http/body';
 import { ApiError, validationFailed } from '../../http/errors';
 import { etagOf, ifMatchSatisfied } from '../../http/etag';
-import { bodyOf, callerOf, type RouteDependencies } from '../context';
+import { callerOf, type RouteDependencies } from '../context';
 
 type BatchResult = ContactV4 | { id: number; deleted: true };
 
@@ -26,11 +26,11 @@ type BatchResult = ContactV4 | { id: number; deleted: true };
  * which nests as a savepoint), so the rules are those of POST and DELETE /v4/contacts. The first
  * operation the rules refuse aborts the batch, and nothing is written.
  */
-export function batchRoutes({ db, publicUrl, write }: RouteDependencies): Router {
+export function batchRoutes({ db, publicUrl, write, rateLimit }: RouteDependencies): Router {
   const router = new Router();
   const serialize = (record: ContactRecord) => toContactV4(record, { publicUrl });
 
-  router.post('/v4/contacts/batch', write, parseBody(), async (ctx) => {
+  router.post('/v4/contacts/batch', write, rateLimit, parseBody(), async (ctx) => {
     const body = validate(contactBatchV4, bodyOf(ctx).fields);
     if (!body.ok) throw validationFailed(body.fields);
     const operations = readBatchOperations(body.value.operations);

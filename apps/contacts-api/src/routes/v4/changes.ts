@@ -41,13 +41,16 @@ const badCursor = () =>
  * in the next token's snapshot, so the next sync reports it, whatever id range it touched and
  * whenever it commits. Reporting a change twice is harmless: an upsert or removal is idempotent.
  */
-export function changeRoutes({ db, publicUrl, read }: RouteDependencies, options: ChangeFeedOptions): Router {
+export function changeRoutes(
+  { db, publicUrl, read, rateLimit }: RouteDependencies,
+  options: ChangeFeedOptions,
+): Router {
   const router = new Router();
   const usable = (stamp: { issuedAt: number }) => {
     if (isExpired(stamp.issuedAt, options.syncTokenTtlSeconds)) throw syncTokenExpired();
   };
 
-  router.get('/v4/contacts/changes', read, async (ctx) => {
+  router.get('/v4/contacts/changes', read, rateLimit, async (ctx) => {
     const query = validate(contactChangesQueryV4, ctx.query);
     if (!query.ok) throw validationFailed(query.fields);
     const memberId = callerOf(ctx).memberId;

@@ -2,26 +2,29 @@ import type { ContactRecord } from '@contacts/db';
 import {
   type ContactV4,
   contactCreateV4,
+  contactListV4Meta,
   contactUpdateV4,
+  contactV4,
   DEFAULT_LIST_LIMIT,
+  deleteContactsResultV4,
   deleteContactsV4,
   encodeCursor,
   listContactsQueryV4,
   toContactV4,
   v4InputToChanges,
-  validate,
 } from '@contacts/schemas';
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
+import { z } from 'zod';
 import { createContact, deleteContacts, getContact, listContacts, updateContactFields } from '../../domain/contacts';
 import { parseBody } from '../../http/body';
 import { readContactInput } from '../../http/contact-input';
-import { validationFailed } from '../../http/errors';
 import { etagOf, etagOfJson, ifMatchSatisfied } from '../../http/etag';
-import { bodyOf, callerOf, pathId, type RouteDependencies } from '../context';
+import { koaGuard } from '../../http/guard';
+import { callerOf, pathId, type RouteDependencies } from '../context';
 
 /** /v4/contacts: list, create, read, partial update, bulk delete. */
-export function contactRoutes({ db, publicUrl, read, write }: RouteDependencies): Router {
+export function contactRoutes({ db, publicUrl, read, write, rateLimit }: RouteDependencies): Router {
   const router = new Router();
   const serialize = (record: ContactRecord) => toContactV4(record, { publicUrl });
   const sendOne = (ctx: Context, status: number, contact: ContactV4) => {
@@ -34,10 +37,14 @@ export function contactRoutes({ db, publicUrl, read, write }: RouteDependencies)
     ctx.body = `{"data":${json}}`;
   };
 
-  router.get('/v4/contacts', read, async (ctx) => {
-    const query = validate(listContactsQueryV4, ctx.query);
-    if (!query.ok) throw validationFailed(query.fields);
-    const { limit = DEFAULT_LIST_LIMIT, cursor, q, group_id, updated_since } = query.value;
+  const one = z.object({ data: contactV4 });
+  const list = koaGuard({
+    query: listContactsQueryV4,
+    response: z.object({ data: z.array(contactV4), meta: contactListV4Meta }),
+    status: 200,
+  });
+  router.get('/v4/contacts', read, rateLimit, list.middleware, async (ctx) => {
+    const { limit = DEFAULT_LIST_LIMIT, cursor, q, group_id, updated_since } = list.of(ctx).query;
     const { records, hasMore } = await listContacts(db, callerOf(ctx).memberId, {
       limit,
       ...(cursor ? { afterId: cursor.after_id } : {}),
@@ -53,40 +60,58 @@ export function contactRoutes({ db, publicUrl, read, write }: RouteDependencies)
     };
   });
 
-  router.post('/v4/contacts', write, parseBody({ fileFields: ['image'] }), async (ctx) => {
-    const { changes: input, image } = await readContactInput(ctx, contactCreateV4, v4InputToChanges);
-    const record = await createContact(db, callerOf(ctx).memberId, input as typeof input & { name: string }, image);
-    const contact = serialize(record);
-    ctx.set('Location', `${publicUrl}/v4/contacts/${record.id}`);
-    sendOne(ctx, 201, contact);
-  });
+  const created = koaGuard({ response: one, status: 201 });
+  router.post(
+    '/v4/contacts',
+    write,
+    rateLimit,
+    parseBody({ fileFields: ['image'] }),
+    created.middleware,
+    async (ctx) => {
+      const { changes: newContact, image } = await readContactInput(ctx, contactCreateV4, (input) =>
+        v4InputToChanges(input),
+      );
+      const record = await createContact(db, callerOf(ctx).memberId, newContact, image);
+      const contact = serialize(record);
+      ctx.set('Location', `${publicUrl}/v4/contacts/${record.id}`);
+      sendOne(ctx, 201, contact);
+    },
+  );
 
-  router.delete('/v4/contacts', write, parseBody(), async (ctx) => {
-    const body = validate(deleteContactsV4, bodyOf(ctx).fields);
-    if (!body.ok) throw validationFailed(body.fields);
+  const remove = koaGuard({ body: deleteContactsV4, response: deleteContactsResultV4, status: 200 });
+  router.delete('/v4/contacts', write, rateLimit, parseBody(), remove.middleware, async (ctx) => {
+    const { contact_ids, group_id } = remove.of(ctx).body;
     const deleted = await deleteContacts(db, callerOf(ctx).memberId, {
-      ...(body.value.contact_ids ? { contactIds: body.value.contact_ids } : {}),
-      ...(body.value.group_id !== undefined ? { groupId: body.value.group_id } : {}),
+      ...(contact_ids ? { contactIds: contact_ids } : {}),
+      ...(group_id !== undefined ? { groupId: group_id } : {}),
     });
     ctx.body = { data: { deleted_ids: deleted }, deleted_count: deleted.length };
   });
 
-  router.get('/v4/contacts/:id', read, async (ctx) => {
+  const found = koaGuard({ response: one, status: 200 });
+  router.get('/v4/contacts/:id', read, rateLimit, found.middleware, async (ctx) => {
     sendOne(ctx, 200, serialize(await getContact(db, callerOf(ctx).memberId, pathId(ctx))));
   });
 
-  router.post('/v4/contacts/:id', write, parseBody({ fileFields: ['image'] }), async (ctx) => {
-    const id = pathId(ctx);
-    const { changes: input, image } = await readContactInput(ctx, contactUpdateV4, v4InputToChanges);
-    const ifMatch = ctx.get('if-match');
-    const record = await updateContactFields(db, callerOf(ctx).memberId, id, input, {
-      ...(image ? { image } : {}),
-      ...(ifMatch
-        ? { precondition: (current: ContactRecord) => ifMatchSatisfied(ifMatch, etagOf(serialize(current))) }
-        : {}),
-    });
-    sendOne(ctx, 200, serialize(record));
-  });
+  router.post(
+    '/v4/contacts/:id',
+    write,
+    rateLimit,
+    parseBody({ fileFields: ['image'] }),
+    found.middleware,
+    async (ctx) => {
+      const id = pathId(ctx);
+      const { changes, image } = await readContactInput(ctx, contactUpdateV4, (input) => v4InputToChanges(input));
+      const ifMatch = ctx.get('if-match');
+      const record = await updateContactFields(db, callerOf(ctx).memberId, id, changes, {
+        ...(image ? { image } : {}),
+        ...(ifMatch
+          ? { precondition: (current: ContactRecord) => ifMatchSatisfied(ifMatch, etagOf(serialize(current))) }
+          : {}),
+      });
+      sendOne(ctx, 200, serialize(record));
+    },
+  );
 
   return router;
 }

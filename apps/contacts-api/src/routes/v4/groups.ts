@@ -5,12 +5,12 @@ import { listGroupGuests } from '../../domain/contacts';
 import { callerOf, pathId, type RouteDependencies } from '../context';
 
 /** The caller's groups, and the contacts linked to one of them (its guests). */
-export function groupRoutes({ db, publicUrl, read }: RouteDependencies): Router {
+export function groupRoutes({ db, publicUrl, read, rateLimit }: RouteDependencies): Router {
   const router = new Router();
-  router.get('/v4/groups', read, async (ctx) => {
+  router.get('/v4/groups', read, rateLimit, async (ctx) => {
     ctx.body = { data: await listGroupsOfMember(db, callerOf(ctx).memberId) };
   });
-  router.get('/v4/groups/:id/guests', read, async (ctx) => {
+  router.get('/v4/groups/:id/guests', read, rateLimit, async (ctx) => {
     const guests = await listGroupGuests(db, callerOf(ctx).memberId, pathId(ctx));
     ctx.body = { data: guests.map((record) => toContactV4(record, { publicUrl })) };
   });

@@ -27,10 +27,10 @@ const tooLarge = () =>
   new ApiError(413, 'payload_too_large', `An import holds at most ${MAX_IMPORT_BYTES} bytes; split the file.`);
 
 /** GET /v4/contacts/export (vCard 4.0, streamed) and POST /v4/contacts/import (vCard 3.0 or 4.0). */
-export function vCardRoutes({ db, publicUrl, read, write }: RouteDependencies): Router {
+export function vCardRoutes({ db, publicUrl, read, write, rateLimit }: RouteDependencies): Router {
   const router = new Router();
 
-  router.get('/v4/contacts/export', read, async (ctx) => {
+  router.get('/v4/contacts/export', read, rateLimit, async (ctx) => {
     const memberId = callerOf(ctx).memberId;
     ctx.type = 'text/vcard; charset=utf-8';
     ctx.set('Content-Disposition', 'attachment; filename="contacts.vcf"');
@@ -38,7 +38,7 @@ export function vCardRoutes({ db, publicUrl, read, write }: RouteDependencies): 
     ctx.body = Readable.from(exportCards(db, memberId, publicUrl));
   });
 
-  router.post('/v4/contacts/import', write, async (ctx) => {
+  router.post('/v4/contacts/import', write, rateLimit, async (ctx) => {
     const text = await readVCardBody(ctx);
     const cards = parseVCards(text);
     if (cards.length === 0) throw validationFailed({ file: ['The body holds no vCard (BEGIN:VCARD … END:VCARD).'] });

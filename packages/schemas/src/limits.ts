@@ -1,0 +1,18 @@
+/**
+ * The API's size limits, used by the code that enforces them and by the OpenAPI document that
+ * announces them.
+ */
+
+/** The largest image a contact can carry, in bytes (a larger upload is refused with 413). */
+export const MAX_IMAGE_BYTES = 12 * 1024 * 1024;
+
+/** The largest page of a contact listing (v4 `limit`, v3 `{limit}`). */
+export const MAX_LIST_LIMIT = 1000;
+
+/** The most contact ids one DELETE /v4/contacts may name. */
+export const MAX_DELETE_IDS = 1000;
+
+/** A byte count as people read it: "12 MB" (binary megabytes, as the limit is defined). */
+export function megabytes(bytes: number): string {
+  return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
+}

@@ -1,0 +1,211 @@
+/**
+ * The authorization server's side of the API documentation: the scopes, the OAuth 2.0
+ * security scheme, and a static description of the token, introspection and revocation
+ * endpoints (served by apps/auth, under the same public URL). Kept apart from the generated
+ * contacts operations because these routes belong to oidc-provider, not to the contacts API.
+ */
+type JsonObject = Record<string, unknown>;
+
+/** Every scope a token can carry, with what it allows. */
+export const CONTACT_SCOPES = {
+  'contacts:read': "Read the member's contacts, groups and business categories.",
+  'contacts:write': "Create, change and delete the member's contacts (writes need this, not read).",
+  '*': 'Everything (the original service’s scope): read and write.',
+} as const;
+
+export type ContactScope = keyof typeof CONTACT_SCOPES;
+
+/** The two ways to present a token: an OAuth access token, or a personal access token (both Bearer). */
+export function oauthSecuritySchemes(publicUrl: string): JsonObject {
+  const base = publicUrl.replace(/\/$/, '');
+  return {
+    oauth2: {
+      type: 'oauth2',
+      description: 'OAuth 2.0 authorization code flow; public clients must use PKCE (S256).',
+      flows: {
+        authorizationCode: {
+          authorizationUrl: `${base}/oauth/authorize`,
+          tokenUrl: `${base}/oauth/token`,
+          refreshUrl: `${base}/oauth/token`,
+          scopes: { ...CONTACT_SCOPES },
+        },
+      },
+    },
+    bearer: {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'A personal access token (created at /settings/tokens or with the CLI), or an OAuth access token.',
+    },
+    // RFC 9449: `Authorization: DPoP <token>` plus a `DPoP` proof header.
+    dpop: { type: 'http', scheme: 'dpop', description: 'A DPoP-bound access token with a DPoP proof (RFC 9449).' },
+  };
+}
+
+/** The security requirement of an operation that needs `scope`: either scheme, with that scope. */
+export function requiresScope(scope: ContactScope): JsonObject[] {
+  return [{ oauth2: [scope] }, { bearer: [scope] }, { dpop: [scope] }];
+}
+
+export const OAUTH_TAG = {
+  name: 'OAuth 2.0',
+  description: 'The authorization server: tokens, introspection (RFC 7662) and revocation (RFC 7009).',
+};
+
+const oauthError = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'string',
+      description:
+        'RFC 6749 §5.2 code: invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type or invalid_scope.',
+    },
+    error_description: { type: 'string' },
+  },
+};
+
+const form = (schema: JsonObject) => ({
+  required: true,
+  content: {
+    'application/x-www-form-urlencoded': { schema },
+    'application/json': { schema },
+  },
+});
+
+const clientCredentials = {
+  client_id: { type: 'string', description: 'With client_secret_post, or for a public client.' },
+  client_secret: {
+    type: 'string',
+    description: 'client_secret_post; or send both in an HTTP Basic Authorization header (client_secret_basic).',
+  },
+};
+
+const errorAnswer = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: oauthError } },
+});
+
+/** The token, introspection and revocation endpoints, as OpenAPI path items. */
+export function oauthPaths(): Record<string, JsonObject> {
+  const tags = [OAUTH_TAG.name];
+  return {
+    '/oauth/token': {
+      post: {
+        tags,
+        operationId: 'oauthToken',
+        summary: 'Exchange an authorization code, or a refresh token, for tokens',
+        security: [],
+        requestBody: form({
+          type: 'object',
+          required: ['grant_type'],
+          properties: {
+            grant_type: { type: 'string', enum: ['authorization_code', 'refresh_token'] },
+            code: { type: 'string', description: 'authorization_code: the code (single-use, 60 s).' },
+            redirect_uri: {
+              type: 'string',
+              description: 'authorization_code: exactly as in the authorization request.',
+            },
+            code_verifier: { type: 'string', description: 'PKCE (S256); required for public clients.' },
+            refresh_token: {
+              type: 'string',
+              description: 'refresh_token: the current refresh token (spent by this request).',
+            },
+            scope: { type: 'string', description: 'refresh_token: the scopes wanted (at most those granted).' },
+            ...clientCredentials,
+          },
+        }),
+        responses: {
+          '200': {
+            description: 'New tokens. Every refresh also returns a new refresh token.',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['access_token', 'token_type', 'expires_in'],
+                  properties: {
+                    access_token: { type: 'string' },
+                    token_type: { type: 'string', const: 'Bearer' },
+                    expires_in: { type: 'integer', description: 'Seconds (14 days by default).' },
+                    refresh_token: { type: 'string' },
+                    scope: { type: 'string' },
+                  },
+                },
+              },
+            },
+          },
+          '400': errorAnswer(
+            'invalid_request, invalid_grant (unknown, expired or spent code or refresh token — a spent refresh token revokes the whole grant), unsupported_grant_type or invalid_scope.',
+          ),
+          '401': errorAnswer('invalid_client: unknown client or wrong secret.'),
+        },
+      },
+    },
+    '/oauth/introspect': {
+      post: {
+        tags,
+        operationId: 'oauthIntrospect',
+        summary: 'Whether a token is active, and whose it is (RFC 7662)',
+        description:
+          'Only the contacts API may ask about any token; another client gets {"active": false} except for its own tokens.',
+        security: [],
+        requestBody: form({
+          type: 'object',
+          required: ['token'],
+          properties: {
+            token: { type: 'string' },
+            token_type_hint: { type: 'string', enum: ['access_token', 'refresh_token'] },
+            ...clientCredentials,
+          },
+        }),
+        responses: {
+          '200': {
+            description: "The token's state; only `active` when it is not active.",
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['active'],
+                  properties: {
+                    active: { type: 'boolean' },
+                    sub: { type: 'string', description: 'The member id.' },
+                    client_id: { type: 'string' },
+                    scope: { type: 'string' },
+                    exp: { type: 'integer' },
+                    iat: { type: 'integer' },
+                    token_type: { type: 'string' },
+                    aud: { type: 'string' },
+                    personal_access_token: { type: 'boolean' },
+                  },
+                },
+              },
+            },
+          },
+          '400': errorAnswer('invalid_request: no token.'),
+          '401': errorAnswer('invalid_client: unknown client or wrong secret.'),
+        },
+      },
+    },
+    '/oauth/revoke': {
+      post: {
+        tags,
+        operationId: 'oauthRevoke',
+        summary: 'Revoke a token (RFC 7009); revoking one revokes every token of its grant',
+        security: [],
+        requestBody: form({
+          type: 'object',
+          required: ['token'],
+          properties: {
+            token: { type: 'string' },
+            token_type_hint: { type: 'string', enum: ['access_token', 'refresh_token'] },
+            ...clientCredentials,
+          },
+        }),
+        responses: {
+          '200': { description: 'Revoked, or there was nothing to revoke (RFC 7009 §2.2).' },
+          '400': errorAnswer('invalid_request: no token.'),
+          '401': errorAnswer('invalid_client: unknown client or wrong secret.'),
+        },
+      },
+    },
+  };
+}
