@@ -51,13 +51,18 @@ describe('OpenAPI document', () => {
     expect(documented).toContain('POST /v3/contacts/{id}');
   });
 
-  it('requires contacts:read for reads and contacts:write for writes, by OAuth or personal access token', () => {
+  it('requires contacts:read for reads and contacts:write for writes, by OAuth, personal access token or DPoP-bound token', () => {
     const security = (path: string, method: string) =>
       (document.paths[path]?.[method] as unknown as { security?: unknown } | undefined)?.security;
-    expect(security('/v4/contacts', 'get')).toEqual([{ oauth2: ['contacts:read'] }, { bearer: ['contacts:read'] }]);
+    expect(security('/v4/contacts', 'get')).toEqual([
+      { oauth2: ['contacts:read'] },
+      { bearer: ['contacts:read'] },
+      { dpop: ['contacts:read'] },
+    ]);
     expect(security('/v3/contacts/{id}', 'patch')).toEqual([
       { oauth2: ['contacts:write'] },
       { bearer: ['contacts:write'] },
+      { dpop: ['contacts:write'] },
     ]);
     const schemes = (document.components as { securitySchemes: Record<string, JsonObject> }).securitySchemes;
     expect(schemes.oauth2).toEqual({
@@ -77,6 +82,7 @@ describe('OpenAPI document', () => {
       },
     });
     expect(schemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(schemes.dpop).toMatchObject({ type: 'http', scheme: 'dpop' });
     expect((document.tags as Array<{ name: string }>).map((tag) => tag.name)).toEqual([
       'Contacts v4',
       'v3 (deprecated)',
