@@ -5,22 +5,18 @@ import mount from 'koa-mount';
 import type Provider from 'oidc-provider';
 import type { Configuration } from 'oidc-provider';
 import type { AuthConfig } from './config';
-import { csrfSeed } from './http/csrf';
 import { databaseOutage } from './http/database-outage';
-import { discoveryScopes } from './http/discovery-scopes';
-import { recordPersonalTokenUse } from './http/introspection-usage';
-import { providerRequestScope } from './http/provider-request-scope';
 import { securityHeaders } from './http/security-headers';
-import { tokenJsonBody } from './http/token-json-body';
-import { tokenRateLimit } from './http/token-rate-limit';
+import { csrfSeed } from './http/csrf';
 import { unknownMethods } from './http/unknown-methods';
 import { auditTrail } from './lib/audit';
 import { type PersonalTokens, personalTokens } from './lib/personal-tokens';
 import { signInGuard } from './lib/sign-in-guard';
 import { auditRefreshTokenReuse } from './provider/events';
 import { createProvider } from './provider/index';
+import { useProviderMiddleware } from './provider/middleware';
 import { assets } from './routes/assets';
-import { interactionErrors, interactionRoutes } from './routes/interaction';
+import { interactionRoutes } from './routes/interaction';
 import { settingsRoutes } from './routes/settings';
 import { signInRoutes } from './routes/sign-in';
 import type { AuthServices } from './services';
@@ -54,6 +50,7 @@ export async function createAuthServer({
   const tokens = personalTokens(provider, db);
   const audit = auditTrail(db, logger);
   auditRefreshTokenReuse(provider, audit);
+  useProviderMiddleware(provider, { db, config, logger, audit });
   const services: AuthServices = {
     db,
     provider,
@@ -62,6 +59,7 @@ export async function createAuthServer({
     signInGuard: signInGuard(db),
     logger,
     secureCookies: config.secureCookies,
+    csrf: csrfSeed(config.secrets.cookieKeys, config.secureCookies),
   };
 
   // The provider runs inside this app's context, so both must sign cookies with the same keys.
@@ -73,17 +71,10 @@ export async function createAuthServer({
   app.use(unknownMethods);
   app.use(databaseOutage(provider, logger));
   app.use(assets);
-  app.use(discoveryScopes);
-  app.use(tokenJsonBody);
-  app.use(tokenRateLimit(db, config.tokenRateLimit, logger));
-  app.use(recordPersonalTokenUse(db, audit));
-  app.use(interactionErrors);
-  app.use(csrfSeed(config.secrets.cookieKeys, config.secureCookies));
   for (const router of [signInRoutes(services), settingsRoutes(services), interactionRoutes(services)]) {
     app.use(router.routes());
     app.use(router.allowedMethods());
   }
-  app.use(providerRequestScope());
   app.use(mount(provider));
 
   return { app, provider, personalTokens: tokens, close: async () => {} };

@@ -20,6 +20,7 @@ interface SettingsState extends CsrfState {
 export function settingsRoutes(services: AuthServices): Router {
   const { db, personalTokens: tokens, audit } = services;
   const router = new Router({ prefix: '/settings' });
+  router.use(services.csrf);
 
   router.use(async (ctx: Context, next: Next) => {
     const member = await currentMember(ctx, db);
