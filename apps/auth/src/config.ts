@@ -3,7 +3,9 @@ import {
   loadSharedSecrets,
   type RateLimit,
   rateLimitFrom,
+  type ServiceRuntime,
   type SharedSecrets,
+  serviceRuntimeFrom,
   urlFrom,
 } from '@contacts/config';
 import { dataDirectory } from '@contacts/db';
@@ -24,10 +26,16 @@ export interface AuthConfig {
   tokenRateLimit?: RateLimit | undefined;
   /** Seconds a rotated refresh token is still accepted (REFRESH_TOKEN_REUSE_GRACE_SECONDS; 0: never). */
   refreshTokenReuseGrace?: number | undefined;
+  /** DB_POOL_MAX, MIGRATE_ON_START, SHUTDOWN_TIMEOUT, for main.ts (tests build a server without it). */
+  runtime?: ServiceRuntime | undefined;
 }
 
 const DAY = 24 * 60 * 60;
 
+/**
+ * Every setting of the authorization server, read and validated once, here: a malformed value
+ * throws a ConfigError naming the variable and the form it expects (main.ts prints it and exits).
+ */
 export async function loadAuthConfig(env: NodeJS.ProcessEnv, defaults: { port: number }): Promise<AuthConfig> {
   const port = integerFrom(env, 'PORT', defaults.port);
   const issuer = urlFrom(env, 'PUBLIC_URL', `http://localhost:${port}`);
@@ -43,5 +51,6 @@ export async function loadAuthConfig(env: NodeJS.ProcessEnv, defaults: { port: n
     secureCookies: issuer.startsWith('https://'),
     tokenRateLimit: rateLimitFrom(env, 'TOKEN_RATE_LIMIT', 300),
     refreshTokenReuseGrace: integerFrom(env, 'REFRESH_TOKEN_REUSE_GRACE_SECONDS', 0, 0),
+    runtime: serviceRuntimeFrom(env),
   };
 }

@@ -1,4 +1,12 @@
-import { integerFrom, loadSharedSecrets, type RateLimit, rateLimitFrom, urlFrom } from '@contacts/config';
+import {
+  integerFrom,
+  loadSharedSecrets,
+  type RateLimit,
+  rateLimitFrom,
+  type ServiceRuntime,
+  serviceRuntimeFrom,
+  urlFrom,
+} from '@contacts/config';
 import { dataDirectory } from '@contacts/db';
 
 export interface ContactsApiConfig {
@@ -13,8 +21,14 @@ export interface ContactsApiConfig {
   introspectionClientSecret: string;
   /** Requests per token (API_RATE_LIMIT per API_RATE_LIMIT_WINDOW seconds); undefined: no limit. */
   apiRateLimit?: RateLimit | undefined;
+  /** DB_POOL_MAX, MIGRATE_ON_START, SHUTDOWN_TIMEOUT, for main.ts (tests build a server without it). */
+  runtime?: ServiceRuntime | undefined;
 }
 
+/**
+ * Every setting of the contacts API, read and validated once, here: a malformed value throws a
+ * ConfigError naming the variable and the form it expects (main.ts prints it and exits).
+ */
 export async function loadContactsApiConfig(
   env: NodeJS.ProcessEnv,
   defaults: { port: number },
@@ -34,5 +48,6 @@ export async function loadContactsApiConfig(
     introspectionClientId: secrets.introspectionClientId,
     introspectionClientSecret: secrets.introspectionClientSecret,
     apiRateLimit: rateLimitFrom(env, 'API_RATE_LIMIT', 1200),
+    runtime: serviceRuntimeFrom(env),
   };
 }
