@@ -15,7 +15,7 @@ async function installedRefreshTokenGrant(): Promise<string> {
 }
 
 describe('the refresh-token reuse rule', () => {
-  it("names exactly the message oidc-provider throws on reuse (fails when an upgrade changes it)", async () => {
+  it('names exactly the message oidc-provider throws on reuse (fails when an upgrade changes it)', async () => {
     expect(await installedRefreshTokenGrant()).toContain(`throw new InvalidGrant('${REFRESH_TOKEN_REUSE_DETAIL}')`);
   });
 

@@ -1,8 +1,8 @@
 import type { Database } from './connection';
 import { preparedAs } from './prepared';
-import { notifyTokenRevocations } from './queries/token-revocations';
 import { forgetGrant, rememberGrant, requestTransaction, takeRememberedGrant } from './request-scope';
 import { tokenHash } from './token-hash';
+import { notifyTokenRevocations } from './token-revocation-notices';
 
 /**
  * oidc-provider's storage on PostgreSQL: one table, oidc_models, for every model it persists.

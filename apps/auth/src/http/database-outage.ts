@@ -1,8 +1,8 @@
 import type { Logger } from '@contacts/config';
 import { isDatabaseUnavailable } from '@contacts/db';
 import type { Context, Next } from 'koa';
-import type { KoaContextWithOIDC } from 'oidc-provider';
 import type Provider from 'oidc-provider';
+import type { KoaContextWithOIDC } from 'oidc-provider';
 import { errorPage } from '../views/error';
 
 /**

@@ -5,8 +5,8 @@ import type { AuthConfig } from '../config';
 import { discoveryScopes } from '../http/discovery-scopes';
 import { recordPersonalTokenUse } from '../http/introspection-usage';
 import { providerRequestScope } from '../http/provider-request-scope';
-import { tokenJsonBody } from '../http/token-request-body';
 import { tokenRateLimit } from '../http/token-rate-limit';
+import { tokenJsonBody } from '../http/token-request-body';
 import type { Audit } from '../lib/audit';
 
 /**
