@@ -14,6 +14,7 @@ export * from './queries/groups';
 export * from './queries/member-sessions';
 export * from './queries/members';
 export * from './queries/oauth-clients';
+export * from './queries/oidc-grants';
 export * from './queries/personal-access-tokens';
 export * from './rate-limiter';
 export * from './readiness';

@@ -3,6 +3,9 @@ import type { Knex } from 'knex';
 /** The PostgreSQL NOTIFY channel on which the auth server announces revoked tokens. */
 export const TOKEN_REVOCATION_CHANNEL = 'token_revocations';
 
+/** oidc-provider models whose values are bearer credentials the contacts API may have cached. */
+export const ANNOUNCED_TOKEN_MODELS: ReadonlySet<string> = new Set(['AccessToken']);
+
 /** Payload of one notification on TOKEN_REVOCATION_CHANNEL (the hashes are tokenHash values). */
 export interface TokenRevocationNotice {
   token_hashes: string[];

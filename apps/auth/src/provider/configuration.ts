@@ -8,7 +8,7 @@ import {
 } from '@contacts/db';
 import { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { AuthConfig } from '../config';
-import { clientMetadataSource } from './clients';
+import { clientMetadataSource } from './client-metadata';
 import { existingGrantLoader } from './grants';
 import { consumedTwiceError } from './refresh-token-reuse';
 import { renderErrorPage } from './render-error';
