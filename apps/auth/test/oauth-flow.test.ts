@@ -97,7 +97,7 @@ describe('the authorization-code flow, driven by a real browser and oauth4webapi
       password: member.password,
     });
     await context.close();
-    expect(callback).toBeDefined();
+    expect(callback?.searchParams.get('code')).toMatch(/^[\w-]{20,}$/);
     expect(consentText).toContain('Analytical Engine');
     expect(consentText).toContain('App Developer');
     expect(consentText).toContain('Full access to your contacts');
@@ -154,7 +154,7 @@ describe('the authorization-code flow, driven by a real browser and oauth4webapi
       decision: 'deny', // would be clicked if a consent page appeared
     });
     await context.close();
-    expect(callback?.searchParams.get('code')).toBeTruthy();
+    expect(callback?.searchParams.get('code')).toMatch(/^[\w-]{20,}$/);
     expect(callback?.searchParams.get('error')).toBeNull();
   });
 

@@ -5,8 +5,8 @@ import {
   RateLimiterRes,
   RLWrapperTimeouts,
 } from 'rate-limiter-flexible';
-import { createClient } from 'redis';
 import type { Database } from './connection';
+import { connectRedis } from './redis-client';
 
 export interface RateLimitSettings {
   points: number;
@@ -58,10 +58,6 @@ export function sharedRateLimiter(
   };
 }
 
-/**
- * The Redis client never queues commands while disconnected (the in-memory insurance counts
- * meanwhile) and does not keep the process alive.
- */
 function sharedStore(
   db: Database,
   settings: RateLimitSettings,
@@ -69,19 +65,11 @@ function sharedStore(
   warn: (message: string) => void,
 ) {
   if (settings.redisUrl) {
-    const client = createClient({
-      url: settings.redisUrl,
-      disableOfflineQueue: true,
-      socket: { connectTimeout: 1_000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 5_000) },
-    });
-    client.on('error', (error: Error) => warn(`rate limit store (Redis) unavailable: ${error.message}`));
-    client.connect().then(
-      () => client.unref(),
-      () => {},
-    );
     return new RateLimiterRedis({
       ...options,
-      storeClient: client,
+      storeClient: connectRedis(settings.redisUrl, (error) =>
+        warn(`rate limit store (Redis) unavailable: ${error.message}`),
+      ),
       useRedisPackage: true,
       rejectIfRedisNotReady: true,
     });
