@@ -7,21 +7,17 @@ import type { Configuration } from 'oidc-provider';
 import type { AuthConfig } from './config';
 import { csrfSeed } from './http/csrf';
 import { databaseOutage } from './http/database-outage';
-import { discoveryScopes } from './http/discovery-scopes';
-import { recordPersonalTokenUse } from './http/introspection-usage';
-import { providerRequestScope } from './http/provider-request-scope';
 import { securityHeaders } from './http/security-headers';
-import { tokenJsonBody } from './http/token-json-body';
-import { tokenRateLimit } from './http/token-rate-limit';
 import { unknownMethods } from './http/unknown-methods';
 import { auditTrail } from './lib/audit';
 import { type PersonalTokens, personalTokens } from './lib/personal-tokens';
 import { signInGuard } from './lib/sign-in-guard';
 import { auditRefreshTokenReuse } from './provider/events';
 import { createProvider } from './provider/index';
+import { useProviderMiddleware } from './provider/middleware';
 import { accountRoutes } from './routes/account';
 import { assets } from './routes/assets';
-import { interactionErrors, interactionRoutes } from './routes/interaction';
+import { interactionRoutes } from './routes/interaction';
 import { revokeLeakedRoutes } from './routes/revoke-leaked';
 import { settingsRoutes } from './routes/settings';
 import { signInRoutes } from './routes/sign-in';
@@ -56,6 +52,7 @@ export async function createAuthServer({
   const tokens = personalTokens(provider, db);
   const audit = auditTrail(db, logger);
   auditRefreshTokenReuse(provider, audit);
+  useProviderMiddleware(provider, { db, config, logger, audit });
   const services: AuthServices = {
     db,
     provider,
@@ -64,6 +61,7 @@ export async function createAuthServer({
     signInGuard: signInGuard(db),
     logger,
     secureCookies: config.secureCookies,
+    csrf: csrfSeed(config.secrets.cookieKeys, config.secureCookies),
   };
 
   // The provider runs inside this app's context, so both must sign cookies with the same keys.
@@ -78,24 +76,17 @@ export async function createAuthServer({
   app.use(unknownMethods);
   app.use(databaseOutage(provider, logger));
   app.use(assets);
-  app.use(discoveryScopes);
-  app.use(tokenJsonBody);
-  app.use(tokenRateLimit(db, config.tokenRateLimit, logger));
-  app.use(recordPersonalTokenUse(db, audit));
-  app.use(interactionErrors);
-  app.use(csrfSeed(config.secrets.cookieKeys, config.secureCookies));
   for (const router of [
     signInRoutes(services),
     settingsRoutes(services),
-    interactionRoutes(services),
-    // [security] POST /oauth/revoke-leaked (not an oidc-provider route); /settings/sessions, /settings/password
-    revokeLeakedRoutes(services),
     accountRoutes(services),
+    interactionRoutes(services),
+    // Not an oidc-provider endpoint: a route of its own beside the provider's.
+    revokeLeakedRoutes(services),
   ]) {
     app.use(router.routes());
     app.use(router.allowedMethods());
   }
-  app.use(providerRequestScope());
   app.use(mount(provider));
 
   return { app, provider, personalTokens: tokens, close: () => janitor.stop() };

@@ -5,7 +5,9 @@ import {
   loadSharedSecrets,
   type RateLimit,
   rateLimitFrom,
+  type ServiceRuntime,
   type SharedSecrets,
+  serviceRuntimeFrom,
   urlFrom,
 } from '@contacts/config';
 import { dataDirectory } from '@contacts/db';
@@ -28,10 +30,16 @@ export interface AuthConfig {
   refreshTokenReuseGrace?: number | undefined;
   /** When this process runs the janitor (JANITOR_INTERVAL, AUDIT_RETENTION_DAYS); undefined: never. */
   janitor?: JanitorSettings | undefined;
+  /** DB_POOL_MAX, MIGRATE_ON_START, SHUTDOWN_TIMEOUT, for main.ts (tests build a server without it). */
+  runtime?: ServiceRuntime | undefined;
 }
 
 const DAY = 24 * 60 * 60;
 
+/**
+ * Every setting of the authorization server, read and validated once, here: a malformed value
+ * throws a ConfigError naming the variable and the form it expects (main.ts prints it and exits).
+ */
 export async function loadAuthConfig(env: NodeJS.ProcessEnv, defaults: { port: number }): Promise<AuthConfig> {
   const port = integerFrom(env, 'PORT', defaults.port);
   const issuer = urlFrom(env, 'PUBLIC_URL', `http://localhost:${port}`);
@@ -48,5 +56,6 @@ export async function loadAuthConfig(env: NodeJS.ProcessEnv, defaults: { port: n
     tokenRateLimit: rateLimitFrom(env, 'TOKEN_RATE_LIMIT', 300),
     refreshTokenReuseGrace: integerFrom(env, 'REFRESH_TOKEN_REUSE_GRACE_SECONDS', 0, 0),
     janitor: janitorSettingsFrom(env),
+    runtime: serviceRuntimeFrom(env),
   };
 }

@@ -1,5 +1,6 @@
 import type { Logger } from '@contacts/config';
 import type { Database } from '@contacts/db';
+import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import type { Audit } from './lib/audit';
 import type { PersonalTokens } from './lib/personal-tokens';
@@ -14,4 +15,6 @@ export interface AuthServices {
   signInGuard: SignInGuard;
   logger: Logger;
   secureCookies: boolean;
+  /** The CSRF state of the member's pages (http/csrf.ts); each page router uses it. */
+  csrf: Middleware;
 }

@@ -97,7 +97,7 @@ describe('the authorization-code flow, driven by a real browser and oauth4webapi
       password: member.password,
     });
     await context.close();
-    expect(callback).toBeDefined();
+    expect(callback?.searchParams.get('code')).toMatch(/^[\w-]{20,}$/);
     expect(consentText).toContain('Analytical Engine');
     expect(consentText).toContain('App Developer');
     expect(consentText).toContain('Full access to your contacts');
@@ -154,7 +154,7 @@ describe('the authorization-code flow, driven by a real browser and oauth4webapi
       decision: 'deny', // would be clicked if a consent page appeared
     });
     await context.close();
-    expect(callback?.searchParams.get('code')).toBeTruthy();
+    expect(callback?.searchParams.get('code')).toMatch(/^[\w-]{20,}$/);
     expect(callback?.searchParams.get('error')).toBeNull();
   });
 
@@ -227,6 +227,45 @@ describe('the authorization-code flow, driven by a real browser and oauth4webapi
     );
     await oauth.processRevocationResponse(response);
     expect(await introspect(exchange.body.access_token as string)).toEqual({ active: false });
+  });
+
+  it("revoking one access token revokes its grant: the grant's refresh token stops working", async () => {
+    const { exchange } = await obtainTokens();
+    const client: oauth.Client = { client_id: app.client_id };
+    const auth = oauth.ClientSecretPost(app.client_secret as string);
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(as, client, auth, exchange.body.access_token as string, insecure),
+    );
+    const refresh = await oauth.refreshTokenGrantRequest(as, client, auth, exchange.body.refresh_token as string, {
+      additionalParameters: { scope: '*' },
+      ...insecure,
+    });
+    expect(refresh.status).toBe(400);
+    expect(await refresh.json()).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('sets no cookie on token and introspection answers (CSRF state belongs to the pages only)', async () => {
+    const { exchange } = await obtainTokens();
+    const refreshed = await fetch(as.token_endpoint as string, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${app.client_id}:${app.client_secret}`).toString('base64')}`,
+      },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: exchange.body.refresh_token as string }),
+    });
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.headers.getSetCookie()).toEqual([]);
+    const introspection = await fetch(`${server.baseUrl}/oauth/introspect`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${server.config.secrets.introspectionClientId}:${server.config.secrets.introspectionClientSecret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ token: exchange.body.access_token as string }),
+    });
+    expect(introspection.status).toBe(200);
+    expect(introspection.headers.getSetCookie()).toEqual([]);
   });
 
   it("lets a client introspect its own tokens but not another client's", async () => {

@@ -2,7 +2,7 @@ import { TOKEN_REVOCATION_CHANNEL, type TokenRevocationNotice, tokenHash } from 
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeAuthorizedApp } from '../src/lib/authorized-apps';
-import { deleteClient } from '../src/lib/clients';
+import { deleteClient } from '../src/lib/registered-applications';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import { aMember, anApplication } from './support/factories';
 

@@ -5,6 +5,8 @@ import {
   loadSharedSecrets,
   type RateLimit,
   rateLimitFrom,
+  type ServiceRuntime,
+  serviceRuntimeFrom,
   syncTokenTtlFrom,
   urlFrom,
 } from '@contacts/config';
@@ -26,8 +28,14 @@ export interface ContactsApiConfig {
   syncTokenTtlSeconds?: number;
   /** When this process runs the janitor (JANITOR_INTERVAL, AUDIT_RETENTION_DAYS); undefined: never. */
   janitor?: JanitorSettings | undefined;
+  /** DB_POOL_MAX, MIGRATE_ON_START, SHUTDOWN_TIMEOUT, for main.ts (tests build a server without it). */
+  runtime?: ServiceRuntime | undefined;
 }
 
+/**
+ * Every setting of the contacts API, read and validated once, here: a malformed value throws a
+ * ConfigError naming the variable and the form it expects (main.ts prints it and exits).
+ */
 export async function loadContactsApiConfig(
   env: NodeJS.ProcessEnv,
   defaults: { port: number },
@@ -49,5 +57,6 @@ export async function loadContactsApiConfig(
     apiRateLimit: rateLimitFrom(env, 'API_RATE_LIMIT', 1200),
     syncTokenTtlSeconds: syncTokenTtlFrom(env),
     janitor: janitorSettingsFrom(env),
+    runtime: serviceRuntimeFrom(env),
   };
 }

@@ -20,11 +20,22 @@ export function urlFrom(env: NodeJS.ProcessEnv, name: string, fallback: string):
   }
 }
 
-export function listFrom(env: NodeJS.ProcessEnv, name: string): string[] | undefined {
+export function booleanFrom(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
   const raw = env[name];
-  if (!raw) return undefined;
-  return raw
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/**
+ * For a service's main module: a configuration that cannot be read stops the process with one
+ * line naming the variable and the form it expects (exit code 1), never a stack trace. Any other
+ * error is rethrown unchanged.
+ */
+export function refuseToStart(service: string): (error: unknown) => never {
+  return (error) => {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${service} cannot start: ${error.message}\n`);
+    process.exit(1);
+  };
 }

@@ -9,3 +9,4 @@ export * from './request-context';
 export * from './routing';
 export * from './secrets';
 export * from './serve';
+export * from './service-runtime';

@@ -8,11 +8,13 @@ export interface ServeOptions {
   logger: Logger;
   /** Closes what the service holds (pools, listeners), after the HTTP server stopped. */
   onClose: () => Promise<void>;
+  /** Seconds in-flight requests get to finish on shutdown (the service's SHUTDOWN_TIMEOUT); default 10. */
+  shutdownTimeout?: number | undefined;
 }
 
 /**
  * Listens, and on SIGTERM or SIGINT stops accepting connections, lets in-flight requests
- * finish (up to SHUTDOWN_TIMEOUT seconds, default 10), closes what the service holds, exits 0.
+ * finish (up to `shutdownTimeout` seconds), closes what the service holds, exits 0.
  */
 export async function serve(options: ServeOptions): Promise<Server> {
   const server = createServer(options.handler);
@@ -26,7 +28,7 @@ export async function serve(options: ServeOptions): Promise<Server> {
     if (closing) return;
     closing = true;
     options.logger.info({ signal }, `${options.name} shutting down`);
-    const timeout = Number(process.env.SHUTDOWN_TIMEOUT ?? 10) * 1000;
+    const timeout = (options.shutdownTimeout ?? 10) * 1000;
     const force = setTimeout(() => server.closeAllConnections(), timeout);
     force.unref();
     await new Promise<void>((resolve) => {

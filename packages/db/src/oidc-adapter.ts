@@ -1,8 +1,8 @@
 import type { Database } from './connection';
 import { preparedAs } from './prepared';
-import { notifyTokenRevocations } from './queries/token-revocations';
 import { forgetGrant, rememberGrant, requestTransaction, takeRememberedGrant } from './request-scope';
 import { tokenHash } from './token-hash';
+import { ANNOUNCED_TOKEN_MODELS, notifyTokenRevocations } from './token-revocation-notices';
 
 /**
  * oidc-provider's storage on PostgreSQL: one table, oidc_models, for every model it persists.
@@ -51,9 +51,6 @@ type FoundRow = StoredRow & { grant_payload?: AdapterPayload | null; in_grace?: 
 
 /** Models whose rows name a grant that oidc-provider loads right after the token. */
 const GRANT_BEARING_MODELS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode']);
-
-/** Models whose values are bearer credentials the contacts API may have cached. */
-const ANNOUNCED_MODELS = new Set(['AccessToken']);
 
 export interface OidcAdapter {
   upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void>;
@@ -176,7 +173,7 @@ export function createOidcAdapterClass(
     private async deleteAndAnnounce(where: Partial<OidcModelRow>): Promise<void> {
       await (await q()).transaction(async (trx) => {
         const deleted: Array<{ id_hash: string }> = await trx('oidc_models').where(where).delete().returning('id_hash');
-        if (ANNOUNCED_MODELS.has(this.model)) {
+        if (ANNOUNCED_TOKEN_MODELS.has(this.model)) {
           await notifyTokenRevocations(
             trx,
             deleted.map((row) => row.id_hash),
@@ -193,75 +190,4 @@ function withRestoredId(row: StoredRow, id: string | undefined): AdapterPayload 
     ...(id !== undefined ? { jti: id } : {}),
     ...(row.consumed_at ? { consumed: Math.floor(row.consumed_at.getTime() / 1000) } : {}),
   };
-}
-
-/**
- * Deletes every token, code and grant matching the filter (a client's, or one grant of a member)
- * and announces the revoked access tokens, in one transaction.
- */
-export async function revokeOidcModels(
-  db: Database,
-  filter: { clientId: string; accountId?: string; grantId?: string },
-): Promise<number> {
-  return db.transaction(async (trx) => {
-    const query = trx('oidc_models').where({ client_id: filter.clientId }).whereIn('model', REVOCABLE_MODELS);
-    if (filter.accountId !== undefined) query.andWhere({ account_id: filter.accountId });
-    if (filter.grantId !== undefined)
-      query.andWhere((where) =>
-        where
-          .where({ grant_id: filter.grantId })
-          .orWhere({ model: 'Grant', id_hash: tokenHash(filter.grantId as string) }),
-      );
-    const deleted: Array<{ model: string; id_hash: string }> = await query.delete().returning(['model', 'id_hash']);
-    await notifyTokenRevocations(
-      trx,
-      deleted.filter((row) => ANNOUNCED_MODELS.has(row.model)).map((row) => row.id_hash),
-    );
-    return deleted.filter((row) => row.model === 'Grant').length;
-  });
-}
-
-const REVOCABLE_MODELS = ['AccessToken', 'RefreshToken', 'AuthorizationCode', 'Grant'];
-
-/** The member's most recent unexpired consent (Grant id) for a client. */
-export async function findLatestGrantId(
-  db: Database,
-  accountId: string,
-  clientId: string,
-): Promise<string | undefined> {
-  const row = await db<OidcModelRow>('oidc_models')
-    .where({ model: 'Grant', account_id: accountId, client_id: clientId })
-    .andWhere((where) => where.whereNull('expires_at').orWhere('expires_at', '>', new Date()))
-    .orderBy('expires_at', 'desc')
-    .first('payload');
-  return row?.payload.jti;
-}
-
-export interface MemberGrantRow {
-  grant_id: string;
-  client_id: string;
-  client_name: string;
-  scope: string;
-  granted_at: Date;
-}
-
-/** The applications a member approved: one row per unexpired grant, with the client's name. */
-export async function listGrantsOfMember(db: Database, accountId: string): Promise<MemberGrantRow[]> {
-  const rows = await db('oidc_models as g')
-    .join('oauth_clients as c', 'c.client_id', 'g.client_id')
-    .where({ 'g.model': 'Grant', 'g.account_id': accountId })
-    .andWhere((where) => where.whereNull('g.expires_at').orWhere('g.expires_at', '>', new Date()))
-    .orderBy('g.expires_at', 'desc')
-    .select<Array<{ payload: AdapterPayload; client_id: string; client_name: string }>>(
-      'g.payload',
-      'g.client_id',
-      'c.name as client_name',
-    );
-  return rows.map((row) => ({
-    grant_id: String(row.payload.jti),
-    client_id: row.client_id,
-    client_name: row.client_name,
-    scope: Object.values((row.payload.resources as Record<string, string> | undefined) ?? {}).join(' '),
-    granted_at: new Date(Number(row.payload.iat) * 1000),
-  }));
 }

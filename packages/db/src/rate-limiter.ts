@@ -1,8 +1,8 @@
-import { createClient, type RedisClientType } from 'redis';
 import type { Database } from './connection';
 import { postgresCounterStore } from './rate-limit/postgres-counter-store';
 import { redisCounterStore } from './rate-limit/redis-counter-store';
 import { type CounterStore, type RateLimitVerdict, WindowedLimiter } from './rate-limit/windowed-limiter';
+import { connectRedis } from './redis-client';
 
 export type { RateLimitVerdict } from './rate-limit/windowed-limiter';
 
@@ -32,7 +32,10 @@ export function sharedRateLimiter(
   warn: (message: string) => void,
 ): SharedRateLimiter {
   const store = settings.redisUrl
-    ? redisCounterStore(redisClient(settings.redisUrl, warn), keyPrefix)
+    ? redisCounterStore(
+        connectRedis(settings.redisUrl, (error) => warn(`rate limit store (Redis) unavailable: ${error.message}`)),
+        keyPrefix,
+      )
     : postgresCounterStore(db, keyPrefix);
   const limiter = new WindowedLimiter(store satisfies CounterStore, {
     points: settings.points,
@@ -40,22 +43,4 @@ export function sharedRateLimiter(
     warn,
   });
   return { consume: (key) => limiter.consume(key), flush: () => limiter.flush() };
-}
-
-/**
- * The Redis client never queues commands while disconnected (the counts stay pending in the
- * process meanwhile) and does not keep the process alive.
- */
-function redisClient(url: string, warn: (message: string) => void): RedisClientType {
-  const client: RedisClientType = createClient({
-    url,
-    disableOfflineQueue: true,
-    socket: { connectTimeout: 1_000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 5_000) },
-  });
-  client.on('error', (error: Error) => warn(`rate limit store (Redis) unavailable: ${error.message}`));
-  client.connect().then(
-    () => client.unref(),
-    () => {},
-  );
-  return client;
 }

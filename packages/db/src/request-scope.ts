@@ -6,8 +6,11 @@ import type { Database } from './connection';
  * What one authorization-server request shares across oidc-provider's separate adapter calls.
  */
 interface RequestScope {
-  /** Whether the request's statements run in one transaction (the token endpoint's do). */
-  transactional: boolean;
+  /**
+   * Whether the request's statements run in one transaction (the token endpoint's do). Asked when
+   * the first statement runs, so that it may depend on what is known by then (the matched route).
+   */
+  transactional: () => boolean;
   /** Begun by the first statement that needs it, so that a request which never writes never opens one. */
   transaction?: Promise<Knex.Transaction>;
   /**
@@ -19,15 +22,31 @@ interface RequestScope {
 
 const current = new AsyncLocalStorage<RequestScope>();
 
+/** When a request's statements share one transaction, and whether its outcome is committed. */
+export interface RequestTransactionPolicy {
+  /** Asked by the request's statements until one begins the transaction; default: always. */
+  when?: () => boolean;
+  /** Asked at the end: commit (true) or roll back. */
+  keep: () => boolean;
+}
+
 /**
- * Runs one request's work in a scope. With `keep`, its statements run in a single transaction
- * (see `requestTransaction`): a refresh consumes the old token and stores the new access and
- * refresh tokens all at once or not at all, with one commit (one WAL flush) instead of three.
- * It commits when `keep()` says the outcome should stand (an error answer that revoked a grant
- * must stand too) and rolls back otherwise and on any exception.
+ * Runs one request's work in a scope. With a transaction policy (or just its `keep`), its
+ * statements run in a single transaction (see `requestTransaction`): a refresh consumes the old
+ * token and stores the new access and refresh tokens all at once or not at all, with one commit
+ * (one WAL flush) instead of three. It commits when `keep()` says the outcome should stand (an
+ * error answer that revoked a grant must stand too) and rolls back otherwise and on any exception.
  */
-export async function withRequestScope<T>(work: () => Promise<T>, keep?: () => boolean): Promise<T> {
-  const scope: RequestScope = { transactional: keep !== undefined, grants: new Map() };
+export async function withRequestScope<T>(
+  work: () => Promise<T>,
+  transaction?: RequestTransactionPolicy | (() => boolean),
+): Promise<T> {
+  const policy = typeof transaction === 'function' ? { keep: transaction } : transaction;
+  const keep = policy?.keep;
+  const scope: RequestScope = {
+    transactional: policy ? (policy.when ?? (() => true)) : () => false,
+    grants: new Map(),
+  };
   let result: T;
   try {
     result = await current.run(scope, work);
@@ -48,7 +67,8 @@ export async function withRequestScope<T>(work: () => Promise<T>, keep?: () => b
 /** The running request's transaction (begun now if need be); the pool when it has none. */
 export async function requestTransaction(db: Database): Promise<Database> {
   const scope = current.getStore();
-  if (!scope?.transactional) return db;
+  if (!scope) return db;
+  if (!scope.transaction && !scope.transactional()) return db;
   scope.transaction ??= db.transaction();
   return scope.transaction;
 }

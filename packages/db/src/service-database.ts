@@ -22,11 +22,13 @@ export async function openServiceDatabase(options: {
   mode?: 'own' | 'share';
   /** Migrate even an external database (the launcher does; production has its migrate step). */
   migrate?: boolean;
+  /** Connections kept open at most (the service's validated DB_POOL_MAX); read from `env` when absent. */
+  poolMax?: number;
 }): Promise<ServiceDatabase> {
   const env = options.env ?? process.env;
   const server = await openDatabaseServer({ env, mode: options.mode ?? 'share', log: options.log });
   const db = createDatabase(server.url, {
-    poolMax: Number(env.DB_POOL_MAX ?? 10),
+    poolMax: options.poolMax ?? poolMaxFrom(env),
     applicationName: options.applicationName,
   });
   if (options.migrate ?? (server.kind === 'embedded' || env.MIGRATE_ON_START === 'true')) {
@@ -44,4 +46,13 @@ export async function openServiceDatabase(options: {
       await server.stop();
     },
   };
+}
+
+/** DB_POOL_MAX for callers without a service configuration (the CLI): a positive integer, default 10. */
+function poolMaxFrom(env: NodeJS.ProcessEnv): number {
+  const raw = env.DB_POOL_MAX;
+  if (raw === undefined || raw === '') return 10;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`DB_POOL_MAX must be an integer >= 1, got "${raw}"`);
+  return value;
 }

@@ -8,11 +8,3 @@ import { hash } from 'node:crypto';
 export function tokenHash(value: string): string {
   return hash('sha256', value, 'base64url');
 }
-
-/** The PostgreSQL NOTIFY channel on which the auth server announces revoked tokens. */
-export const TOKEN_REVOCATION_CHANNEL = 'token_revocations';
-
-/** Payload of one notification on TOKEN_REVOCATION_CHANNEL. */
-export interface TokenRevocationNotice {
-  token_hashes: string[];
-}

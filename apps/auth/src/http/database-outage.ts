@@ -2,6 +2,7 @@ import type { Logger } from '@contacts/config';
 import { isDatabaseUnavailable } from '@contacts/db';
 import type { Context, Next } from 'koa';
 import type Provider from 'oidc-provider';
+import type { KoaContextWithOIDC } from 'oidc-provider';
 import { errorPage } from '../views/error';
 
 /**
@@ -29,7 +30,7 @@ export function databaseOutage(provider: Provider, logger: Logger) {
     ctx.status = 503;
     ctx.set('Retry-After', '5');
     ctx.set('Cache-Control', 'no-store');
-    if (ctx.path.startsWith('/oauth/') && ctx.path !== '/oauth/authorize') {
+    if (answersClients((ctx as Partial<KoaContextWithOIDC>).oidc?.route)) {
       ctx.body = {
         error: 'temporarily_unavailable',
         error_description: 'the authorization server cannot reach its database; try again shortly',
@@ -44,4 +45,12 @@ export function databaseOutage(provider: Provider, logger: Logger) {
       );
     }
   };
+}
+
+/**
+ * oidc-provider's routes that answer an application rather than a browser, by route name: all
+ * but the authorization endpoint and the discovery documents (which never need the database).
+ */
+function answersClients(route: string | undefined): boolean {
+  return route !== undefined && route !== 'authorization' && route !== 'discovery';
 }

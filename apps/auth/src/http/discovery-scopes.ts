@@ -1,4 +1,5 @@
 import type { Context, Next } from 'koa';
+import type { KoaContextWithOIDC } from 'oidc-provider';
 import { SUPPORTED_SCOPES } from '../provider/scopes';
 
 /**
@@ -7,7 +8,7 @@ import { SUPPORTED_SCOPES } from '../provider/scopes';
  */
 export async function discoveryScopes(ctx: Context, next: Next) {
   await next();
-  if (!ctx.path.startsWith('/.well-known/') || ctx.status !== 200 || typeof ctx.body !== 'object' || ctx.body === null)
-    return;
+  if ((ctx as Partial<KoaContextWithOIDC>).oidc?.route !== 'discovery') return;
+  if (ctx.status !== 200 || typeof ctx.body !== 'object' || ctx.body === null) return;
   (ctx.body as Record<string, unknown>).scopes_supported = SUPPORTED_SCOPES;
 }

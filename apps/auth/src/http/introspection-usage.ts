@@ -1,5 +1,6 @@
 import { type Database, tokenHash, touchPersonalAccessToken } from '@contacts/db';
 import type { Context, Next } from 'koa';
+import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Audit } from '../lib/audit';
 
 /**
@@ -9,9 +10,10 @@ import type { Audit } from '../lib/audit';
 export function recordPersonalTokenUse(db: Database, audit: Audit) {
   return async (ctx: Context, next: Next) => {
     await next();
-    if (ctx.path !== '/oauth/introspect' || ctx.status !== 200) return;
+    const oidc = (ctx as Partial<KoaContextWithOIDC>).oidc;
+    if (oidc?.route !== 'introspection' || ctx.status !== 200) return;
     const body = ctx.body as { active?: boolean; personal_access_token?: boolean } | undefined;
-    const token = (ctx as Context & { oidc?: { params?: { token?: unknown } } }).oidc?.params?.token;
+    const token = oidc.params?.token;
     if (body?.active && body.personal_access_token && typeof token === 'string') {
       const firstUse = await touchPersonalAccessToken(db, tokenHash(token)).catch(() => undefined);
       if (firstUse) {

@@ -1,35 +1,28 @@
 import type { Logger, RateLimit } from '@contacts/config';
 import { type Database, sharedRateLimiter } from '@contacts/db';
 import type { Context, Next } from 'koa';
-import { readTokenRequestBody } from './token-body';
+import type Provider from 'oidc-provider';
+import { isTokenRequest, preReadTokenForm } from './token-request-body';
 
 /**
  * The token endpoint's rate limit per client (its client_id, from the Basic header or the
  * body; the caller's IP address when it names none), decided in memory and shared by every
  * replica through PostgreSQL (or Redis) in batches (see sharedRateLimiter).
- * A form body is read here to find the client_id and handed to oidc-provider already read (as
- * tokenJsonBody does for JSON), so the provider parses exactly the same bytes.
+ * A form body is read first to find the client_id (see token-request-body.ts), so the provider
+ * parses exactly the same bytes.
  * Answers carry RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; over the limit:
  * 429 {"error":"rate_limited","error_description"} with Retry-After.
  */
-export function tokenRateLimit(db: Database, limit: RateLimit | undefined, logger: Logger) {
+export function tokenRateLimit(provider: Provider, db: Database, limit: RateLimit | undefined, logger: Logger) {
   if (!limit) return (_ctx: Context, next: Next) => next();
   const limiter = sharedRateLimiter(db, limit, 'token_client', (message) => logger.warn(message));
+  const isToken = isTokenRequest(provider);
 
   return async function rateLimitTokenEndpoint(ctx: Context, next: Next) {
-    if (ctx.method !== 'POST' || ctx.path !== '/oauth/token') return next();
-    // Where oidc-provider looks for a body read upstream (koa-body's typing of it is narrower).
-    const req = ctx.req as unknown as { body?: unknown };
-    if (req.body === undefined && ctx.is('application/x-www-form-urlencoded')) {
-      try {
-        req.body = await readTokenRequestBody(ctx);
-      } catch {
-        ctx.status = 400;
-        ctx.body = { error: 'invalid_request', error_description: 'failed to parse the request body' };
-        return;
-      }
-    }
-    const key = clientIdOf(ctx.get('authorization'), req.body) ?? `ip:${ctx.ip}`;
+    if (!isToken(ctx)) return next();
+    const read = await preReadTokenForm(ctx);
+    if (!read) return;
+    const key = clientIdOf(ctx.get('authorization'), read.body) ?? `ip:${ctx.ip}`;
     const verdict = limiter.consume(key.slice(0, 200));
     if (!verdict.allowed) {
       const reset = verdict.headers['RateLimit-Reset'];

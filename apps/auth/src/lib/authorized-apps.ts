@@ -1,8 +1,4 @@
-import { type Database, listGrantsOfMember, type MemberGrantRow, revokeOidcModels } from '@contacts/db';
-
-export function listAuthorizedApps(db: Database, memberId: number): Promise<MemberGrantRow[]> {
-  return listGrantsOfMember(db, String(memberId));
-}
+import { type Database, revokeOidcModels } from '@contacts/db';
 
 /** Withdraws the member's consent for an application: its tokens stop working at once. */
 export async function revokeAuthorizedApp(db: Database, memberId: number, clientId: string): Promise<boolean> {

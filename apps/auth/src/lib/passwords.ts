@@ -2,7 +2,8 @@ import { randomBytes, type ScryptOptions, scrypt as scryptCallback, timingSafeEq
 
 /**
  * scrypt hashes, self-describing: `scrypt$N$r$p$salt$hash` (base64url), so that the cost can
- * be raised later without invalidating stored hashes. Used for member passwords and client secrets.
+ * be raised later without invalidating stored hashes. Used for member passwords (client secrets
+ * are random 256-bit values, hashed once with SHA-256 instead: see client-secrets.ts).
  */
 const COST = { N: 16384, r: 8, p: 1 };
 const KEY_LENGTH = 32;

@@ -13,7 +13,7 @@ import {
   tokenHash,
 } from '@contacts/db';
 import type Provider from 'oidc-provider';
-import { PERSONAL_ACCESS_CLIENT_ID } from '../provider/clients';
+import { PERSONAL_ACCESS_CLIENT_ID } from '../provider/client-metadata';
 import { CONTACTS_API_RESOURCE, SUPPORTED_SCOPES } from '../provider/scopes';
 import { InputError, requireText } from './validation';
 

@@ -1,5 +1,7 @@
 import { isRowId, MAX_ROW_ID } from '@contacts/db';
+import { z } from 'zod';
 import { requireAcceptablePassword } from './password-policy';
+
 /** A problem with what a member or operator entered, with a message meant for them. */
 export class InputError extends Error {
   constructor(
@@ -10,32 +12,48 @@ export class InputError extends Error {
   }
 }
 
+/** Anything that is not a string reads as the empty string, so that it gets the "required" message. */
+const text = z.unknown().transform((value) => (typeof value === 'string' ? value : ''));
+
+/** PostgreSQL text cannot hold NUL: refused here as bad input rather than failing the insert. */
+const noNul = (label: string) =>
+  z.string().refine((value) => !value.includes('\u0000'), `${label} must not contain NUL characters.`);
+
 // Deliberately simple: one @, something on each side, a dot in the domain, no spaces.
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const INVALID_EMAIL = 'Enter a valid e-mail address.';
+
+function parse<T>(schema: z.ZodType<T>, value: unknown, field: string): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw new InputError(result.error.issues[0]?.message ?? 'This value is not valid.', field);
+}
 
 export function requireEmail(value: unknown, field = 'email'): string {
-  const email = typeof value === 'string' ? value.trim() : '';
-  if (!EMAIL.test(email) || email.length > 254) throw new InputError('Enter a valid e-mail address.', field);
-  return email;
+  return parse(
+    text.transform((entered) => entered.trim()).pipe(z.string().regex(EMAIL, INVALID_EMAIL).max(254, INVALID_EMAIL)),
+    value,
+    field,
+  );
 }
 
 export function requireText(value: unknown, field: string, label: string, max = 255): string {
-  const text = typeof value === 'string' ? value.trim() : '';
-  if (text === '') throw new InputError(`${label} is required.`, field);
-  if (text.length > max) throw new InputError(`${label} must be at most ${max} characters.`, field);
-  // PostgreSQL text cannot hold NUL: refused here rather than failing the insert.
-  if (text.includes('\u0000')) throw new InputError(`${label} must not contain NUL characters.`, field);
-  return text;
+  const schema = text
+    .transform((entered) => entered.trim())
+    .pipe(z.string().min(1, `${label} is required.`).max(max, `${label} must be at most ${max} characters.`))
+    .pipe(noNul(label));
+  return parse(schema, value, field);
 }
 
-/** [security] The password rule lives in password-policy.ts (pages and CLI alike). */
+/** The password rule lives in password-policy.ts (pages and CLI alike). */
 export function requirePassword(value: unknown, field = 'password'): string {
   return requireAcceptablePassword(value, field);
 }
 
 export function requirePositiveInteger(value: unknown, field: string, label: string): number {
-  const number =
-    typeof value === 'number' ? value : typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!isRowId(number)) throw new InputError(`${label} must be a positive integer of at most ${MAX_ROW_ID}.`, field);
-  return number;
+  const schema = z
+    .union([z.number(), z.string().regex(/^\d+$/).transform(Number)])
+    .catch(Number.NaN)
+    .refine(isRowId, `${label} must be a positive integer of at most ${MAX_ROW_ID}.`);
+  return parse(schema, value, field);
 }

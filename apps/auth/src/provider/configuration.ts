@@ -8,9 +8,10 @@ import {
 } from '@contacts/db';
 import { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { AuthConfig } from '../config';
-import { clientMetadataSource } from './clients';
+import { clientMetadataSource } from './client-metadata';
 import { dpopFeature } from './dpop';
 import { existingGrantLoader } from './grants';
+import { consumedTwiceError } from './refresh-token-reuse';
 import { renderErrorPage } from './render-error';
 import { CONTACTS_API_RESOURCE, SUPPORTED_SCOPES, unknownScopes } from './scopes';
 
@@ -31,10 +32,7 @@ export function providerConfiguration({ db, config }: ProviderDependencies): Con
   return {
     adapter: createOidcAdapterClass(db, {
       findClient: clientMetadataSource(db, config),
-      consumedTwiceError: (model) =>
-        new errors.InvalidGrant(
-          model === 'RefreshToken' ? 'refresh token already used' : 'authorization code already consumed',
-        ),
+      consumedTwiceError,
       refreshTokenReuseGrace: config.refreshTokenReuseGrace,
     }),
     jwks: config.secrets.jwks as Configuration['jwks'],

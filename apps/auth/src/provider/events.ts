@@ -2,11 +2,12 @@ import type { Logger } from '@contacts/config';
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Audit } from '../lib/audit';
+import { isRefreshTokenReuse } from './refresh-token-reuse';
 
 interface ProviderError extends Error {
   error?: string;
   error_description?: string;
-  /** The specific reason (e.g. 'refresh token already used'); error_description stays generic. */
+  /** The specific reason (e.g. REFRESH_TOKEN_REUSE_DETAIL); error_description stays generic. */
   error_detail?: string;
   status?: number;
 }
@@ -28,7 +29,7 @@ export function logProviderEvents(provider: Provider, logger: Logger): void {
   for (const event of ['grant.error', 'authorization.error', 'introspection.error', 'revocation.error'] as const) {
     on(event, (ctx: KoaContextWithOIDC, error: ProviderError) => {
       const details = describe(ctx, error);
-      if (details.reason === 'refresh token already used') {
+      if (isRefreshTokenReuse(error)) {
         logger.warn(
           { event: 'refresh_token.reuse_detected', ...details },
           'refresh token reuse: the whole grant was revoked',
@@ -49,11 +50,11 @@ export function logProviderEvents(provider: Provider, logger: Logger): void {
   });
 }
 
-/** Refresh-token reuse is a security event the member should see (it revoked an application's access). */
+/** Refresh-token reuse (provider/refresh-token-reuse.ts) is a security event the member should see (it revoked an application's access). */
 export function auditRefreshTokenReuse(provider: Provider, audit: Audit): void {
   const on = provider.on.bind(provider) as (event: string, listener: (...args: never[]) => void) => void;
   on('grant.error', (ctx: KoaContextWithOIDC, error: ProviderError) => {
-    if (error.error_detail !== 'refresh token already used') return;
+    if (!isRefreshTokenReuse(error)) return;
     const accountId = ctx.oidc?.entities?.RefreshToken?.accountId;
     void audit('refresh_token.reuse_detected', {
       memberId: accountId ? Number(accountId) : undefined,

@@ -10,7 +10,7 @@ export function createProvider(
 ): Provider {
   const provider = new Provider(dependencies.config.issuer, configure(providerConfiguration(dependencies)));
   provider.proxy = true;
-  // client_secret holds a hash (see provider/clients.ts), so secrets are compared by hash.
+  // client_secret holds a hash (see provider/client-metadata.ts), so secrets are compared by hash.
   provider.Client.prototype.compareClientSecret = async function compareClientSecret(actual: string) {
     return typeof this.clientSecret === 'string' && clientSecretMatches(this.clientSecret, actual);
   };

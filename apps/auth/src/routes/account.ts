@@ -22,6 +22,7 @@ interface AccountState extends CsrfState {
 export function accountRoutes(services: AuthServices): Router {
   const { db, audit, signInGuard } = services;
   const router = new Router({ prefix: '/settings' });
+  router.use(['/sessions', '/password'], services.csrf);
 
   router.use(['/sessions', '/password'], async (ctx, next) => {
     const member = await currentMember(ctx, db);

@@ -19,6 +19,8 @@ import { signInFromForm } from './sign-in-form';
 export function interactionRoutes(services: AuthServices): Router {
   const { provider, db } = services;
   const router = new Router({ prefix: '/interaction/:uid' });
+  router.use(interactionErrors);
+  router.use(services.csrf);
 
   router.get('/', async (ctx) => {
     const details = await provider.interactionDetails(ctx.req, ctx.res);
@@ -119,11 +121,10 @@ function requestedScopes(scope: unknown): string[] {
 }
 
 /** An interaction that expired or whose cookie is missing: a page that says so, never a stack trace. */
-export async function interactionErrors(ctx: Context, next: () => Promise<unknown>) {
+async function interactionErrors(ctx: Context, next: () => Promise<unknown>) {
   try {
     await next();
   } catch (error) {
-    if (!ctx.path.startsWith('/interaction/')) throw error;
     const name = (error as Error).name;
     ctx.status = name === 'SessionNotFound' ? 400 : ((error as { status?: number }).status ?? 500);
     if (ctx.status >= 500) throw error;

@@ -1,11 +1,11 @@
-import { isRowId, listAuditEventsOf, type PublicMember } from '@contacts/db';
+import { isRowId, listAuditEventsOf, listGrantsOfMember, type PublicMember } from '@contacts/db';
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { CsrfState } from '../http/csrf';
-import { listAuthorizedApps, revokeAuthorizedApp } from '../lib/authorized-apps';
-import { deleteClient, listClients, registerClient, rotateClientSecret } from '../lib/clients';
+import { revokeAuthorizedApp } from '../lib/authorized-apps';
 import { currentMember } from '../lib/member-sessions';
 import { PERSONAL_TOKEN_MAX_DAYS } from '../lib/personal-tokens';
+import { deleteClient, listClients, registerClient, rotateClientSecret } from '../lib/registered-applications';
 import { InputError } from '../lib/validation';
 import type { AuthServices } from '../services';
 import { html } from '../views/html';
@@ -20,6 +20,7 @@ interface SettingsState extends CsrfState {
 export function settingsRoutes(services: AuthServices): Router {
   const { db, personalTokens: tokens, audit } = services;
   const router = new Router({ prefix: '/settings' });
+  router.use(services.csrf);
 
   router.use(async (ctx: Context, next: Next) => {
     const member = await currentMember(ctx, db);
@@ -62,7 +63,7 @@ export function settingsRoutes(services: AuthServices): Router {
   const tokenList = (ctx: Context) => async (extra: Partial<SettingsFrame>) =>
     tokensPage({ ...frame(ctx, extra), tokens: await tokens.list(memberId(ctx)), maxDays: PERSONAL_TOKEN_MAX_DAYS });
   const authorizedApps = (ctx: Context) => async (extra: Partial<SettingsFrame>) =>
-    authorizedAppsPage({ ...frame(ctx, extra), grants: await listAuthorizedApps(db, memberId(ctx)) });
+    authorizedAppsPage({ ...frame(ctx, extra), grants: await listGrantsOfMember(db, String(memberId(ctx))) });
 
   router.get('/applications', (ctx) => attempt(ctx, applications(ctx), async () => ({})));
   router.post('/applications', formBody, (ctx) =>

@@ -14,6 +14,7 @@ export function safeReturnPath(value: unknown): string {
 export function signInRoutes(services: AuthServices): Router {
   const { db } = services;
   const router = new Router();
+  router.use(services.csrf);
 
   router.get('/', (ctx) => ctx.redirect('/settings/applications'));
 

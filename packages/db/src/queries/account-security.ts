@@ -1,5 +1,5 @@
 import type { Database } from '../connection';
-import { notifyTokenRevocations } from './token-revocations';
+import { notifyTokenRevocations } from '../token-revocation-notices';
 
 /** A browser session as the member's list of sessions shows it. */
 export interface BrowserSessionRow {

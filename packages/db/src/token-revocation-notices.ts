@@ -1,5 +1,15 @@
 import type { Knex } from 'knex';
-import { TOKEN_REVOCATION_CHANNEL, type TokenRevocationNotice } from '../token-hash';
+
+/** The PostgreSQL NOTIFY channel on which the auth server announces revoked tokens. */
+export const TOKEN_REVOCATION_CHANNEL = 'token_revocations';
+
+/** oidc-provider models whose values are bearer credentials the contacts API may have cached. */
+export const ANNOUNCED_TOKEN_MODELS: ReadonlySet<string> = new Set(['AccessToken']);
+
+/** Payload of one notification on TOKEN_REVOCATION_CHANNEL (the hashes are tokenHash values). */
+export interface TokenRevocationNotice {
+  token_hashes: string[];
+}
 
 // NOTIFY payloads are limited to 8000 bytes; a 43-character hash plus quoting is ~46.
 const HASHES_PER_NOTICE = 150;

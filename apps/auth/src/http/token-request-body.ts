@@ -1,0 +1,95 @@
+import type { Context, Next } from 'koa';
+import type Provider from 'oidc-provider';
+
+/**
+ * The one place where a token request's body is read before oidc-provider reads it.
+ *
+ * oidc-provider parses the body inside its token route (lib/shared/selective_body.js); when an
+ * upstream middleware has already consumed the stream it takes `ctx.req.body` instead (a Buffer
+ * is parsed as the form it holds, an object as already-parsed form parameters). Two things here
+ * need the body first, and both run as `provider.use()` middleware before the route:
+ *
+ * - a JSON token body (the original server accepted one): translated by `tokenJsonBody` into
+ *   form parameters, so the provider's own parameter rules apply unchanged;
+ * - the token rate limit, which counts per client_id: `preReadTokenForm` reads a form body once
+ *   and leaves the same bytes for the provider.
+ *
+ * Route matching happens inside the provider, after `provider.use()` middleware has begun, so
+ * the request is recognised by `provider.pathFor('token')`.
+ */
+
+/** oidc-provider's own limit for a request body (selective_body.js). */
+const MAX_BODY = 56 * 1024;
+
+/** Where oidc-provider looks for a body read upstream (koa-body's typing of it is narrower). */
+interface RequestWithBody {
+  body?: unknown;
+}
+
+export function isTokenRequest(provider: Provider): (ctx: Context) => boolean {
+  const tokenPath = provider.pathFor('token');
+  return (ctx) => ctx.method === 'POST' && ctx.path === tokenPath;
+}
+
+/**
+ * Reads the body within the provider's size limit. The request is not destroyed when the body
+ * is refused: the 400 still goes out on this connection.
+ */
+async function readBody(ctx: Context): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req.iterator({ destroyOnReturn: false })) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw new Error('too large');
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function refuse(ctx: Context, description: string): void {
+  ctx.status = 400;
+  ctx.body = { error: 'invalid_request', error_description: description };
+}
+
+/** POST /oauth/token with a JSON body: handed to oidc-provider as an already-parsed form body. */
+export function tokenJsonBody(provider: Provider) {
+  const isToken = isTokenRequest(provider);
+  return async function translateJsonTokenBody(ctx: Context, next: Next) {
+    if (!isToken(ctx) || !ctx.is('application/json')) return next();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse((await readBody(ctx)).toString('utf8'));
+    } catch {
+      return refuse(ctx, 'the request body is not valid JSON');
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      return refuse(ctx, 'the JSON body must be an object of parameters');
+    }
+    const form: Record<string, string> = {};
+    for (const [key, value] of Object.entries(parsed)) {
+      if (typeof value === 'string') form[key] = value;
+      else if (typeof value === 'number' || typeof value === 'boolean') form[key] = String(value);
+    }
+    (ctx.req as unknown as RequestWithBody).body = form;
+    ctx.request.headers['content-type'] = 'application/x-www-form-urlencoded';
+    await next();
+  };
+}
+
+/**
+ * The token request's body as oidc-provider will see it: a Buffer (form bytes, read now if
+ * need be) or the parameters tokenJsonBody made of a JSON body. Answers 400 itself and resolves
+ * false when a form body cannot be read.
+ */
+export async function preReadTokenForm(ctx: Context): Promise<{ body: unknown } | false> {
+  const req = ctx.req as unknown as RequestWithBody;
+  if (req.body === undefined && ctx.is('application/x-www-form-urlencoded')) {
+    try {
+      req.body = await readBody(ctx);
+    } catch {
+      refuse(ctx, 'failed to parse the request body');
+      return false;
+    }
+  }
+  return { body: req.body };
+}

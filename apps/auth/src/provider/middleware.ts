@@ -1,0 +1,28 @@
+import type { Logger } from '@contacts/config';
+import type { Database } from '@contacts/db';
+import type Provider from 'oidc-provider';
+import type { AuthConfig } from '../config';
+import { discoveryScopes } from '../http/discovery-scopes';
+import { recordPersonalTokenUse } from '../http/introspection-usage';
+import { providerRequestScope } from '../http/provider-request-scope';
+import { tokenRateLimit } from '../http/token-rate-limit';
+import { tokenJsonBody } from '../http/token-request-body';
+import type { Audit } from '../lib/audit';
+
+/**
+ * What this service adds around oidc-provider's own endpoints, through its extension point
+ * `provider.use()`: these run inside the provider, around its router. Before `next()` the route
+ * is not matched yet, so a request is recognised by `provider.pathFor(name)`; after it, by
+ * `ctx.oidc.route` (oidc-provider's route names: 'token', 'introspection', 'discovery', …).
+ * Listed outermost first.
+ */
+export function useProviderMiddleware(
+  provider: Provider,
+  { db, config, logger, audit }: { db: Database; config: AuthConfig; logger: Logger; audit: Audit },
+): void {
+  provider.use(discoveryScopes);
+  provider.use(recordPersonalTokenUse(db, audit));
+  provider.use(tokenJsonBody(provider));
+  provider.use(tokenRateLimit(provider, db, config.tokenRateLimit, logger));
+  provider.use(providerRequestScope());
+}

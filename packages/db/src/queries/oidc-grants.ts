@@ -1,0 +1,82 @@
+import type { Database } from '../connection';
+import type { AdapterPayload, OidcModelRow } from '../oidc-adapter';
+import { tokenHash } from '../token-hash';
+import { ANNOUNCED_TOKEN_MODELS, notifyTokenRevocations } from '../token-revocation-notices';
+
+/*
+ * The member's settings pages and the consent lookup read oidc-provider's stored Grants
+ * (oidc_models rows of model 'Grant'; the payload is oidc-provider's Grant format: `jti`,
+ * `iat`, `resources` mapping each resource to its granted scope). The adapter itself is in
+ * oidc-adapter.ts.
+ */
+
+/**
+ * Deletes every token, code and grant matching the filter (a client's, or one grant of a member)
+ * and announces the revoked access tokens, in one transaction.
+ */
+export async function revokeOidcModels(
+  db: Database,
+  filter: { clientId: string; accountId?: string; grantId?: string },
+): Promise<number> {
+  return db.transaction(async (trx) => {
+    const query = trx('oidc_models').where({ client_id: filter.clientId }).whereIn('model', REVOCABLE_MODELS);
+    if (filter.accountId !== undefined) query.andWhere({ account_id: filter.accountId });
+    if (filter.grantId !== undefined)
+      query.andWhere((where) =>
+        where
+          .where({ grant_id: filter.grantId })
+          .orWhere({ model: 'Grant', id_hash: tokenHash(filter.grantId as string) }),
+      );
+    const deleted: Array<{ model: string; id_hash: string }> = await query.delete().returning(['model', 'id_hash']);
+    await notifyTokenRevocations(
+      trx,
+      deleted.filter((row) => ANNOUNCED_TOKEN_MODELS.has(row.model)).map((row) => row.id_hash),
+    );
+    return deleted.filter((row) => row.model === 'Grant').length;
+  });
+}
+
+const REVOCABLE_MODELS = ['AccessToken', 'RefreshToken', 'AuthorizationCode', 'Grant'];
+
+/** The member's most recent unexpired consent (Grant id) for a client. */
+export async function findLatestGrantId(
+  db: Database,
+  accountId: string,
+  clientId: string,
+): Promise<string | undefined> {
+  const row = await db<OidcModelRow>('oidc_models')
+    .where({ model: 'Grant', account_id: accountId, client_id: clientId })
+    .andWhere((where) => where.whereNull('expires_at').orWhere('expires_at', '>', new Date()))
+    .orderBy('expires_at', 'desc')
+    .first('payload');
+  return row?.payload.jti;
+}
+
+export interface MemberGrantRow {
+  grant_id: string;
+  client_id: string;
+  client_name: string;
+  scope: string;
+  granted_at: Date;
+}
+
+/** The applications a member approved: one row per unexpired grant, with the client's name. */
+export async function listGrantsOfMember(db: Database, accountId: string): Promise<MemberGrantRow[]> {
+  const rows = await db('oidc_models as g')
+    .join('oauth_clients as c', 'c.client_id', 'g.client_id')
+    .where({ 'g.model': 'Grant', 'g.account_id': accountId })
+    .andWhere((where) => where.whereNull('g.expires_at').orWhere('g.expires_at', '>', new Date()))
+    .orderBy('g.expires_at', 'desc')
+    .select<Array<{ payload: AdapterPayload; client_id: string; client_name: string }>>(
+      'g.payload',
+      'g.client_id',
+      'c.name as client_name',
+    );
+  return rows.map((row) => ({
+    grant_id: String(row.payload.jti),
+    client_id: row.client_id,
+    client_name: row.client_name,
+    scope: Object.values((row.payload.resources as Record<string, string> | undefined) ?? {}).join(' '),
+    granted_at: new Date(Number(row.payload.iat) * 1000),
+  }));
+}
