@@ -93,6 +93,7 @@ describe('listings', () => {
         name: expect.any(String),
         redirect_uris: ['http://localhost:4999/callback'],
         is_public: false,
+        dpop_bound_access_tokens: false,
         created_at: expect.any(String),
         updated_at: expect.any(String),
       },

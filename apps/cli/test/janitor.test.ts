@@ -31,7 +31,15 @@ describe('pnpm cli janitor', () => {
     expect(run.stdout.trim().split('\n')).toHaveLength(1);
     expect(run.json).toEqual({
       ran: true,
-      deleted: { oidc_models: 3, member_sessions: 0, rate_limits: 1, audit_events: 0, personal_access_tokens: 0 },
+      deleted: {
+        oidc_models: 3,
+        member_sessions: 0,
+        rate_limits: 1,
+        audit_events: 0,
+        personal_access_tokens: 0,
+        contact_tombstones: 0,
+        dpop_proofs: 0,
+      },
       duration_ms: expect.any(Number),
     });
     expect(await remaining('oidc_models')).toBe(2);
