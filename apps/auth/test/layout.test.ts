@@ -18,7 +18,14 @@ const WIDTHS = [
   { name: 'phone', width: 375, height: 812 },
   { name: 'desktop', width: 1280, height: 900 },
 ];
-const PAGES = ['/settings/applications', '/settings/tokens', '/settings/authorized-apps', '/settings/security'];
+const PAGES = [
+  '/settings/applications',
+  '/settings/tokens',
+  '/settings/authorized-apps',
+  '/settings/security',
+  '/settings/sessions',
+  '/settings/password',
+];
 const WCAG_21_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 
 let server: RunningAuthServer;
@@ -112,8 +119,8 @@ describe.each(WIDTHS)('member pages at $name width ($width px)', ({ name, width,
     try {
       const page = await signedIn(context);
       await check(page, path, name);
-      // Each settings page shows at least one row (the narrow layout is tested with content).
-      expect(await page.locator('table tbody tr').count()).toBeGreaterThan(0);
+      // Each settings page with a table shows at least one row (the narrow layout is tested with content).
+      if (path !== '/settings/password') expect(await page.locator('table tbody tr').count()).toBeGreaterThan(0);
     } finally {
       await context.close();
     }
@@ -127,7 +134,8 @@ describe.each(WIDTHS)('member pages at $name width ($width px)', ({ name, width,
         .locator('.topbar nav a')
         .evaluateAll((links) => links.map((link) => Math.round(link.getBoundingClientRect().top)));
       const rows = new Set(tops).size;
-      expect(rows).toBe(width < 640 ? 2 : 1);
+      // A phone gets a two-column grid of the tabs; a desktop one row.
+      expect(rows).toBe(width < 640 ? Math.ceil(tops.length / 2) : 1);
     } finally {
       await context.close();
     }

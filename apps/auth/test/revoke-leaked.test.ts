@@ -99,8 +99,8 @@ describe('POST /oauth/revoke-leaked', () => {
     await browser.signIn(member.email, member.password);
     const page = await browser.get('/settings/tokens');
     const rows = page.html.split('<tr>').slice(1);
-    expect(rows.find((row) => row.includes('<td>soon</td>'))).toContain('Expires soon');
-    expect(rows.find((row) => row.includes('<td>later</td>'))).not.toContain('Expires soon');
+    expect(rows.find((row) => row.includes('<td data-label="Name">soon</td>'))).toContain('Expires soon');
+    expect(rows.find((row) => row.includes('<td data-label="Name">later</td>'))).not.toContain('Expires soon');
   });
 
   it.each([

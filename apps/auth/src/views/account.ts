@@ -29,12 +29,12 @@ export function sessionsPage(view: AccountFrame & { sessions: BrowserSession[] }
     'Browser sessions',
     html`<section class="card">
       <p class="hint">Where you are signed in to these pages. Signing a session out does not revoke tokens.</p>
-      <table><thead><tr><th scope="col">Browser</th><th scope="col">From</th><th scope="col">Signed in (UTC)</th><th scope="col">Actions</th></tr></thead><tbody>
+      <table class="stacking"><thead><tr><th scope="col">Browser</th><th scope="col">From</th><th scope="col">Signed in (UTC)</th><th scope="col">Actions</th></tr></thead><tbody>
       ${view.sessions.map(
         (session) => html`<tr class="session">
-          <td>${session.userAgent ?? 'unknown'}${session.current ? html` <strong>(this browser)</strong>` : ''}</td>
-          <td>${session.ip ?? ''}</td><td>${when(session.createdAt)}</td>
-          <td><form method="post" action="/settings/sessions/${session.handle}/sign-out">
+          <td data-label="Browser">${session.userAgent ?? 'unknown'}${session.current ? html` <strong>(this browser)</strong>` : ''}</td>
+          <td data-label="From">${session.ip ?? ''}</td><td data-label="Signed in (UTC)">${when(session.createdAt)}</td>
+          <td data-label="Actions"><form method="post" action="/settings/sessions/${session.handle}/sign-out">
             <input type="hidden" name="csrf" value="${view.csrfToken}">
             <button type="submit" class="danger">Sign out</button></form></td></tr>`,
       )}</tbody></table>

@@ -213,7 +213,7 @@ td button {
   white-space: nowrap;
 }
 /*
- * Phones: the tabs become a two-by-two grid under the brand, and each table row a stacked card
+ * Phones: the tabs become a two-column grid under the brand, and each table row a stacked card
  * whose cells carry their column's name (data-label), so no page scrolls sideways.
  */
 @media (max-width: 40rem) {
