@@ -265,6 +265,7 @@ td button {
     gap: 0 0.5rem;
     border: 0;
     padding: 0.2rem 0;
+    overflow-wrap: anywhere;
   }
   table.stacking td > * {
     grid-column: 2;
