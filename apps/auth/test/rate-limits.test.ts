@@ -1,4 +1,4 @@
-import { createClient } from 'redis';
+import { connectTestRedis, TEST_REDIS_URL } from '@contacts/db/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import { anApplication, type TestApplication } from './support/factories';
@@ -86,16 +86,9 @@ describe('token endpoint rate limit per client', () => {
   });
 
   it('counts in Redis instead when REDIS_URL is set (skipped when no Redis answers at 127.0.0.1:6379)', async (context) => {
-    const redisUrl = 'redis://127.0.0.1:6379';
-    const redis = createClient({ url: redisUrl, socket: { connectTimeout: 500, reconnectStrategy: false } });
-    redis.on('error', () => {});
-    if (
-      !(await redis.connect().then(
-        () => true,
-        () => false,
-      ))
-    )
-      return context.skip();
+    const redisUrl = TEST_REDIS_URL;
+    const redis = await connectTestRedis();
+    if (!redis) return context.skip();
     const withRedis = await startAuthServer({ tokenRateLimit: { points: 2, duration: 60, redisUrl } });
     try {
       const client = await anApplication(withRedis.database.db);

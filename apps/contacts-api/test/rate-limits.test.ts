@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { loadAuthConfig } from '@contacts/auth';
 import { createLogger } from '@contacts/config';
 import { DEFAULT_FLUSH_INTERVAL_MS, tokenHash } from '@contacts/db';
-import { createClient } from 'redis';
+import { connectTestRedis, TEST_REDIS_URL } from '@contacts/db/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createContactsApi } from '../src/index';
 import { V3_DEPRECATED_AT } from '../src/routes/v3/deprecation';
@@ -107,16 +107,9 @@ describe('rate limit per token', () => {
   });
 
   it('counts in Redis instead when REDIS_URL is set (skipped when no Redis answers at 127.0.0.1:6379)', async (context) => {
-    const redisUrl = 'redis://127.0.0.1:6379';
-    const redis = createClient({ url: redisUrl, socket: { connectTimeout: 500, reconnectStrategy: false } });
-    redis.on('error', () => {});
-    if (
-      !(await redis.connect().then(
-        () => true,
-        () => false,
-      ))
-    )
-      return context.skip();
+    const redisUrl = TEST_REDIS_URL;
+    const redis = await connectTestRedis();
+    if (!redis) return context.skip();
     const withRedis = await startStack({ apiRateLimit: { points: 3, duration: 60, redisUrl } });
     try {
       const client = await aClient(withRedis);

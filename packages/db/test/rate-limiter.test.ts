@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database, DEFAULT_FLUSH_INTERVAL_MS, sharedRateLimiter } from '../src/index';
-import { createTestDatabase, type TestDatabase } from '../src/testing/index';
+import { connectTestRedis, createTestDatabase, TEST_REDIS_URL, type TestDatabase } from '../src/testing/index';
 
 let database: TestDatabase;
 /** A second pool on the same database: what another replica of a service holds. */
@@ -115,16 +114,9 @@ describe('shared rate limiter', () => {
   });
 
   it('counts in Redis when a URL is given (skipped when no Redis answers at 127.0.0.1:6379)', async (context) => {
-    const redisUrl = 'redis://127.0.0.1:6379';
-    const redis = createClient({ url: redisUrl, socket: { connectTimeout: 500, reconnectStrategy: false } });
-    redis.on('error', () => {});
-    if (
-      !(await redis.connect().then(
-        () => true,
-        () => false,
-      ))
-    )
-      return context.skip();
+    const redisUrl = TEST_REDIS_URL;
+    const redis = await connectTestRedis();
+    if (!redis) return context.skip();
     try {
       const key = aKey();
       const first = limiterOn(database.db, 4, 60, redisUrl);

@@ -1,1 +1,2 @@
 export { createEmptyTestDatabase, createTestDatabase, type TestDatabase } from './test-database';
+export { connectTestRedis, TEST_REDIS_URL, type TestRedis } from './test-redis';
