@@ -91,8 +91,11 @@ export async function loadContacts(db: Database, counts: ReadonlyMap<number, num
 
 /** The first and last id of a member's contacts. */
 export async function contactIdRange(db: Database, ownerId: number): Promise<{ first: number; last: number }> {
-  const range = await db('contacts').where({ owner_id: ownerId }).min('id as first').max('id as last').first();
-  return { first: Number(range?.first), last: Number(range?.last) };
+  const { rows } = await db.raw<{ rows: Array<{ first: number; last: number }> }>(
+    'select min(id) as first, max(id) as last from contacts where owner_id = ?',
+    [ownerId],
+  );
+  return { first: Number(rows[0]?.first), last: Number(rows[0]?.last) };
 }
 
 /** The id at a position (0-based) of a member's contacts in id order. */
