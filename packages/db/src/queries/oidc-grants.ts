@@ -60,17 +60,20 @@ export interface MemberGrantRow {
   granted_at: Date;
 }
 
-/** The applications a member approved: one row per unexpired grant, with the client's name. */
+/**
+ * The applications a member approved: one row per unexpired grant, with the client's name (a
+ * client built into the authorization server has no oauth_clients row: its id stands in).
+ */
 export async function listGrantsOfMember(db: Database, accountId: string): Promise<MemberGrantRow[]> {
   const rows = await db('oidc_models as g')
-    .join('oauth_clients as c', 'c.client_id', 'g.client_id')
+    .leftJoin('oauth_clients as c', 'c.client_id', 'g.client_id')
     .where({ 'g.model': 'Grant', 'g.account_id': accountId })
     .andWhere((where) => where.whereNull('g.expires_at').orWhere('g.expires_at', '>', new Date()))
     .orderBy('g.expires_at', 'desc')
     .select<Array<{ payload: AdapterPayload; client_id: string; client_name: string }>>(
       'g.payload',
       'g.client_id',
-      'c.name as client_name',
+      db.raw('coalesce(c.name, g.client_id) as client_name'),
     );
   return rows.map((row) => ({
     grant_id: String(row.payload.jti),

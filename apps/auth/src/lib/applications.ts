@@ -1,0 +1,25 @@
+import { type Database, findOAuthClient, listGrantsOfMember, type MemberGrantRow } from '@contacts/db';
+import { API_DOCS_CLIENT_ID } from '@contacts/config';
+import { API_DOCS_CLIENT_NAME } from './api-docs-client';
+
+/** What the member is shown about an application: its name and, unless built in, its owner. */
+export interface ApplicationSummary {
+  name: string;
+  /** undefined for a client built into this service (the API documentation). */
+  ownerId: number | undefined;
+}
+
+/** A registered application, or the built-in docs client; undefined for an unknown client id. */
+export async function findApplication(db: Database, clientId: string): Promise<ApplicationSummary | undefined> {
+  if (clientId === API_DOCS_CLIENT_ID) return { name: API_DOCS_CLIENT_NAME, ownerId: undefined };
+  const row = await findOAuthClient(db, clientId);
+  return row ? { name: row.name, ownerId: row.owner_id } : undefined;
+}
+
+/** The applications the member approved, built-in ones under their own name. */
+export async function listAuthorizedApplications(db: Database, memberId: number): Promise<MemberGrantRow[]> {
+  const grants = await listGrantsOfMember(db, String(memberId));
+  return grants.map((grant) =>
+    grant.client_id === API_DOCS_CLIENT_ID ? { ...grant, client_name: API_DOCS_CLIENT_NAME } : grant,
+  );
+}
