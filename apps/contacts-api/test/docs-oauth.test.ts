@@ -105,7 +105,14 @@ describe('the API docs page (Swagger UI) signs in with OAuth', () => {
     const body = await live.locator('.response-col_description .microlight').first().innerText();
     const names = (JSON.parse(body) as { data: Array<{ name: string }> }).data.map((contact) => contact.name);
     expect(names.sort()).toEqual(['Ada Lovelace', 'Grace Hopper']);
-    await page.screenshot({ path: `${SCREENSHOTS}-response.png`, fullPage: true });
+    await operation.screenshot({ path: `${SCREENSHOTS}-response.png` });
     expect(pageErrors).toEqual([]);
+
+    // The member finds the (owner-less, built-in) docs client among their authorized apps.
+    await page.goto(`${stack.baseUrl}/settings/authorized-apps`);
+    const rows = await page.locator('table tbody tr').evaluateAll((trs) =>
+      trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent?.trim())),
+    );
+    expect(rows.map((cells) => cells.slice(0, 2))).toEqual([['API documentation (Swagger UI)', 'contacts:read']]);
   });
 });
