@@ -115,4 +115,22 @@ describe('the API docs page (Swagger UI) signs in with OAuth', () => {
     );
     expect(rows.map((cells) => cells.slice(0, 2))).toEqual([['API documentation (Swagger UI)', 'contacts:read']]);
   });
+
+  it('serves the OAuth callback page and the settings script under a CSP without inline scripts', async () => {
+    const init = await fetch(`${stack.baseUrl}/docs/init.js`);
+    expect(init.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    const script = await init.text();
+    expect(script).toContain(`"oauth2RedirectUrl":"${apiDocsRedirectUri(stack.baseUrl)}"`);
+    expect(script).toContain(`"clientId":"${API_DOCS_CLIENT_ID}","usePkceWithAuthorizationCodeGrant":true`);
+
+    const callback = await fetch(apiDocsRedirectUri(stack.baseUrl));
+    expect(callback.status).toBe(200);
+    expect(callback.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const csp = callback.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
+    // Its one script is a file of its own, allowed by that policy.
+    expect(await callback.text()).toContain('<script src="oauth2-redirect.js"></script>');
+    expect((await fetch(`${stack.baseUrl}/docs/oauth2-redirect.js`)).status).toBe(200);
+  });
 });
