@@ -110,9 +110,9 @@ describe('the API docs page (Swagger UI) signs in with OAuth', () => {
 
     // The member finds the (owner-less, built-in) docs client among their authorized apps.
     await page.goto(`${stack.baseUrl}/settings/authorized-apps`);
-    const rows = await page.locator('table tbody tr').evaluateAll((trs) =>
-      trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent?.trim())),
-    );
+    const rows = await page
+      .locator('table tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent?.trim())));
     expect(rows.map((cells) => cells.slice(0, 2))).toEqual([['API documentation (Swagger UI)', 'contacts:read']]);
   });
 

@@ -1,5 +1,5 @@
-import { type Database, findOAuthClient, listGrantsOfMember, type MemberGrantRow } from '@contacts/db';
 import { API_DOCS_CLIENT_ID } from '@contacts/config';
+import { type Database, findOAuthClient, listGrantsOfMember, type MemberGrantRow } from '@contacts/db';
 import { API_DOCS_CLIENT_NAME } from './api-docs-client';
 
 /** What the member is shown about an application: its name and, unless built in, its owner. */

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { API_DOCS_CLIENT_ID, apiDocsRedirectUri } from '@contacts/config';
-import { buildOpenApiDocument, CONTACT_SCOPES } from '@contacts/schemas';
+import { buildOpenApiDocument, type CONTACT_SCOPES } from '@contacts/schemas';
 import { Router } from '@koa/router';
 
 /**
