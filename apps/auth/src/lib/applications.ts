@@ -16,10 +16,7 @@ export async function findApplication(db: Database, clientId: string): Promise<A
   return row ? { name: row.name, ownerId: row.owner_id } : undefined;
 }
 
-/** The applications the member approved, built-in ones under their own name. */
-export async function listAuthorizedApplications(db: Database, memberId: number): Promise<MemberGrantRow[]> {
-  const grants = await listGrantsOfMember(db, String(memberId));
-  return grants.map((grant) =>
-    grant.client_id === API_DOCS_CLIENT_ID ? { ...grant, client_name: API_DOCS_CLIENT_NAME } : grant,
-  );
+/** The applications the member approved, the built-in docs client among them. */
+export function listAuthorizedApplications(db: Database, memberId: number): Promise<MemberGrantRow[]> {
+  return listGrantsOfMember(db, String(memberId), { [API_DOCS_CLIENT_ID]: API_DOCS_CLIENT_NAME });
 }

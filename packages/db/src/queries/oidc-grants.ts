@@ -61,24 +61,32 @@ export interface MemberGrantRow {
 }
 
 /**
- * The applications a member approved: one row per unexpired grant, with the client's name (a
- * client built into the authorization server has no oauth_clients row: its id stands in).
+ * The applications a member approved: one row per unexpired grant, with the client's name.
+ * `builtInClients` (client id → name) adds clients the authorization server defines itself,
+ * which have no oauth_clients row; any other grant without a row (personal access tokens) is
+ * not an application the member authorized.
  */
-export async function listGrantsOfMember(db: Database, accountId: string): Promise<MemberGrantRow[]> {
+export async function listGrantsOfMember(
+  db: Database,
+  accountId: string,
+  builtInClients: Readonly<Record<string, string>> = {},
+): Promise<MemberGrantRow[]> {
+  const builtInIds = Object.keys(builtInClients);
   const rows = await db('oidc_models as g')
     .leftJoin('oauth_clients as c', 'c.client_id', 'g.client_id')
     .where({ 'g.model': 'Grant', 'g.account_id': accountId })
+    .andWhere((where) => where.whereNotNull('c.client_id').orWhereIn('g.client_id', builtInIds))
     .andWhere((where) => where.whereNull('g.expires_at').orWhere('g.expires_at', '>', new Date()))
     .orderBy('g.expires_at', 'desc')
-    .select<Array<{ payload: AdapterPayload; client_id: string; client_name: string }>>(
+    .select<Array<{ payload: AdapterPayload; client_id: string; client_name: string | null }>>(
       'g.payload',
       'g.client_id',
-      db.raw('coalesce(c.name, g.client_id) as client_name'),
+      'c.name as client_name',
     );
   return rows.map((row) => ({
     grant_id: String(row.payload.jti),
     client_id: row.client_id,
-    client_name: row.client_name,
+    client_name: row.client_name ?? builtInClients[row.client_id] ?? row.client_id,
     scope: Object.values((row.payload.resources as Record<string, string> | undefined) ?? {}).join(' '),
     granted_at: new Date(Number(row.payload.iat) * 1000),
   }));
