@@ -1,3 +1,4 @@
+export * from './api-docs-client';
 export * from './env';
 export * from './health';
 export * from './janitor-settings';

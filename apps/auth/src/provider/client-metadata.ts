@@ -1,13 +1,16 @@
+import { API_DOCS_CLIENT_ID } from '@contacts/config';
 import { type AdapterPayload, type Database, findOAuthClient, requestTransactionIfBegun } from '@contacts/db';
 import type { AuthConfig } from '../config';
+import { apiDocsClientMetadata } from '../lib/api-docs-client';
 import { hashClientSecret } from '../lib/client-secrets';
 
 /** The internal client that owns personal access tokens; it can never take part in a flow. */
 export const PERSONAL_ACCESS_CLIENT_ID = 'personal-access-tokens';
 
 /**
- * Client metadata as oidc-provider expects it, from three sources: the contacts API's own
- * client (from configuration), the internal personal-access client, and the applications
+ * Client metadata as oidc-provider expects it, from four sources: the contacts API's own
+ * client (from configuration), the internal personal-access client, the public client of the
+ * API documentation (its redirect URI follows the issuer), and the applications
  * members registered (oauth_clients). `client_secret` holds the secret's hash; see
  * compareClientSecret in provider/index.ts.
  */
@@ -29,10 +32,12 @@ export function clientMetadataSource(db: Database, config: AuthConfig) {
     redirect_uris: [],
     token_endpoint_auth_method: 'none',
   };
+  const apiDocsClient = apiDocsClientMetadata(config.issuer);
 
   return async function findClient(clientId: string): Promise<AdapterPayload | undefined> {
     if (clientId === introspectionClient.client_id) return introspectionClient;
     if (clientId === PERSONAL_ACCESS_CLIENT_ID) return personalAccessClient;
+    if (clientId === API_DOCS_CLIENT_ID) return apiDocsClient;
     // Within a token request, on that request's transaction (and connection): see provider-request-scope.ts.
     const row = await findOAuthClient(await requestTransactionIfBegun(db), clientId);
     if (!row) return undefined;

@@ -1,8 +1,9 @@
-import { findMemberById, findOAuthClient } from '@contacts/db';
+import { findMemberById } from '@contacts/db';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { errors } from 'oidc-provider';
 import type { CsrfState } from '../http/csrf';
+import { findApplication } from '../lib/applications';
 import { currentMember } from '../lib/member-sessions';
 import { CONTACTS_API_RESOURCE, SCOPE_DESCRIPTIONS } from '../provider/scopes';
 import type { AuthServices } from '../services';
@@ -25,7 +26,7 @@ export function interactionRoutes(services: AuthServices): Router {
   router.get('/', async (ctx) => {
     const details = await provider.interactionDetails(ctx.req, ctx.res);
     const csrfToken = (ctx.state as CsrfState).csrfToken;
-    const client = await findOAuthClient(db, String(details.params.client_id));
+    const client = await findApplication(db, String(details.params.client_id));
     if (details.prompt.name === 'login') {
       // Already signed in to this site (for example in the settings pages): no second sign-in.
       const member = await currentMember(ctx, db);
@@ -44,14 +45,14 @@ export function interactionRoutes(services: AuthServices): Router {
     if (details.prompt.name === 'consent') {
       const accountId = details.session?.accountId;
       const member = accountId ? await findMemberById(db, Number(accountId)) : undefined;
-      const owner = client ? await findMemberById(db, client.owner_id) : undefined;
+      const owner = client?.ownerId === undefined ? undefined : await findMemberById(db, client.ownerId);
       if (!member || !client) throw new errors.SessionNotFound('interaction without a member or client');
       ctx.type = 'html';
       ctx.body = consentPage({
         action: `/interaction/${details.uid}/confirm`,
         csrfToken,
         applicationName: client.name,
-        ownerName: owner?.name ?? 'a member',
+        ownerName: client.ownerId === undefined ? undefined : (owner?.name ?? 'a member'),
         member,
         scopes: requestedScopes(details.params.scope).map((scope) => ({
           scope,
@@ -66,7 +67,7 @@ export function interactionRoutes(services: AuthServices): Router {
   router.post('/login', formBody, async (ctx) => {
     const details = await provider.interactionDetails(ctx.req, ctx.res);
     if (details.prompt.name !== 'login') throw new errors.InvalidRequest('this interaction does not expect a sign-in');
-    const client = await findOAuthClient(db, String(details.params.client_id));
+    const client = await findApplication(db, String(details.params.client_id));
     const member = await signInFromForm(ctx, services, {
       action: `/interaction/${details.uid}/login`,
       applicationName: client?.name,

@@ -1,7 +1,8 @@
-import { isRowId, listAuditEventsOf, listGrantsOfMember, type PublicMember } from '@contacts/db';
+import { isRowId, listAuditEventsOf, type PublicMember } from '@contacts/db';
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { CsrfState } from '../http/csrf';
+import { listAuthorizedApplications } from '../lib/applications';
 import { revokeAuthorizedApp } from '../lib/authorized-apps';
 import { currentMember } from '../lib/member-sessions';
 import { PERSONAL_TOKEN_MAX_DAYS } from '../lib/personal-tokens';
@@ -63,7 +64,7 @@ export function settingsRoutes(services: AuthServices): Router {
   const tokenList = (ctx: Context) => async (extra: Partial<SettingsFrame>) =>
     tokensPage({ ...frame(ctx, extra), tokens: await tokens.list(memberId(ctx)), maxDays: PERSONAL_TOKEN_MAX_DAYS });
   const authorizedApps = (ctx: Context) => async (extra: Partial<SettingsFrame>) =>
-    authorizedAppsPage({ ...frame(ctx, extra), grants: await listGrantsOfMember(db, String(memberId(ctx))) });
+    authorizedAppsPage({ ...frame(ctx, extra), grants: await listAuthorizedApplications(db, memberId(ctx)) });
 
   router.get('/applications', (ctx) => attempt(ctx, applications(ctx), async () => ({})));
   router.post('/applications', formBody, (ctx) =>

@@ -5,7 +5,8 @@ export interface ConsentView {
   action: string;
   csrfToken: string;
   applicationName: string;
-  ownerName: string;
+  /** undefined for a client built into this service (the API documentation). */
+  ownerName: string | undefined;
   member: { name: string; email: string };
   scopes: Array<{ scope: string; description: string }>;
 }
@@ -15,8 +16,9 @@ export function consentPage(view: ConsentView): string {
     { title: `Authorize ${view.applicationName}` },
     html`<div class="card">
       <h1>Authorize ${view.applicationName}</h1>
-      <p><strong>${view.applicationName}</strong>, an application registered by ${view.ownerName},
-        wants to access your account (${view.member.email}).</p>
+      <p><strong>${view.applicationName}</strong>, ${
+        view.ownerName === undefined ? 'part of this service' : html`an application registered by ${view.ownerName}`
+      }, wants to access your account (${view.member.email}).</p>
       <h2>It will be able to:</h2>
       <ul class="scopes">
         ${view.scopes.map((item) => html`<li>${item.description} <span class="hint">(${item.scope})</span></li>`)}

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { buildOpenApiDocument } from '@contacts/schemas';
+import { API_DOCS_CLIENT_ID, apiDocsRedirectUri } from '@contacts/config';
+import { buildOpenApiDocument, type CONTACT_SCOPES } from '@contacts/schemas';
 import { Router } from '@koa/router';
 
 /**
@@ -14,6 +15,10 @@ const ASSETS: Record<string, string> = {
   'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
   'favicon-32x32.png': 'image/png',
   'favicon-16x16.png': 'image/png',
+  // The OAuth callback page (the docs client's redirect URI) and its script, which hands the
+  // authorization code back to the /docs window that opened the sign-in popup.
+  'oauth2-redirect.html': 'text/html; charset=utf-8',
+  'oauth2-redirect.js': 'text/javascript; charset=utf-8',
 };
 
 const PAGE = `<!doctype html>
@@ -33,18 +38,35 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-// External file, not inline, so that a CSP without 'unsafe-inline' allows it.
-const INIT = `window.ui = SwaggerUIBundle({
-  url: '/openapi.json',
-  dom_id: '#swagger-ui',
+/**
+ * External file, not inline, so that a CSP without 'unsafe-inline' allows it. The Authorize
+ * button runs the authorization code flow with PKCE as the public client of the docs page; its
+ * redirect URI is the one the authorization server derives from the same PUBLIC_URL.
+ */
+function initScript(publicUrl: string): string {
+  const settings = {
+    url: '/openapi.json',
+    dom_id: '#swagger-ui',
+    layout: 'StandaloneLayout',
+    oauth2RedirectUrl: apiDocsRedirectUri(publicUrl),
+  };
+  const oauth = {
+    clientId: API_DOCS_CLIENT_ID,
+    usePkceWithAuthorizationCodeGrant: true,
+    // Pre-selected in the Authorize dialog: reading; the member can tick more.
+    scopes: ['contacts:read'] satisfies Array<keyof typeof CONTACT_SCOPES>,
+  };
+  return `window.ui = SwaggerUIBundle(Object.assign(${JSON.stringify(settings)}, {
   presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-  layout: 'StandaloneLayout',
-});
+}));
+window.ui.initOAuth(${JSON.stringify(oauth)});
 `;
+}
 
 export function openApiRoutes(options: { publicUrl: string }): Router {
   const router = new Router();
   const document = JSON.stringify(buildOpenApiDocument({ serverUrl: options.publicUrl }));
+  const init = initScript(options.publicUrl);
   // The package's folder, found without importing its entry point, which would load (and keep
   // in memory) the whole 1.5 MB Swagger UI bundle meant for browsers.
   const assetDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -66,7 +88,7 @@ export function openApiRoutes(options: { publicUrl: string }): Router {
   router.get('/docs/init.js', (ctx) => {
     security(ctx);
     ctx.type = 'text/javascript; charset=utf-8';
-    ctx.body = INIT;
+    ctx.body = init;
   });
   router.get('/docs/:asset', async (ctx, next) => {
     const name = ctx.params.asset ?? '';

@@ -60,14 +60,25 @@ export interface MemberGrantRow {
   granted_at: Date;
 }
 
-/** The applications a member approved: one row per unexpired grant, with the client's name. */
-export async function listGrantsOfMember(db: Database, accountId: string): Promise<MemberGrantRow[]> {
+/**
+ * The applications a member approved: one row per unexpired grant, with the client's name.
+ * `builtInClients` (client id → name) adds clients the authorization server defines itself,
+ * which have no oauth_clients row; any other grant without a row (personal access tokens) is
+ * not an application the member authorized.
+ */
+export async function listGrantsOfMember(
+  db: Database,
+  accountId: string,
+  builtInClients: Readonly<Record<string, string>> = {},
+): Promise<MemberGrantRow[]> {
+  const builtInIds = Object.keys(builtInClients);
   const rows = await db('oidc_models as g')
-    .join('oauth_clients as c', 'c.client_id', 'g.client_id')
+    .leftJoin('oauth_clients as c', 'c.client_id', 'g.client_id')
     .where({ 'g.model': 'Grant', 'g.account_id': accountId })
+    .andWhere((where) => where.whereNotNull('c.client_id').orWhereIn('g.client_id', builtInIds))
     .andWhere((where) => where.whereNull('g.expires_at').orWhere('g.expires_at', '>', new Date()))
     .orderBy('g.expires_at', 'desc')
-    .select<Array<{ payload: AdapterPayload; client_id: string; client_name: string }>>(
+    .select<Array<{ payload: AdapterPayload; client_id: string; client_name: string | null }>>(
       'g.payload',
       'g.client_id',
       'c.name as client_name',
@@ -75,7 +86,7 @@ export async function listGrantsOfMember(db: Database, accountId: string): Promi
   return rows.map((row) => ({
     grant_id: String(row.payload.jti),
     client_id: row.client_id,
-    client_name: row.client_name,
+    client_name: row.client_name ?? builtInClients[row.client_id] ?? row.client_id,
     scope: Object.values((row.payload.resources as Record<string, string> | undefined) ?? {}).join(' '),
     granted_at: new Date(Number(row.payload.iat) * 1000),
   }));
