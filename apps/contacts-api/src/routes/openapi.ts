@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { buildOpenApiDocument } from '@contacts/schemas';
 import { Router } from '@koa/router';
+import { openApiPaths, type RegisteredRoute } from '../http/openapi-paths';
 
 /**
  * GET /openapi.json, and a docs page at /docs with Swagger UI served from the npm package
@@ -42,9 +43,11 @@ const INIT = `window.ui = SwaggerUIBundle({
 });
 `;
 
-export function openApiRoutes(options: { publicUrl: string }): Router {
+export function openApiRoutes(options: { publicUrl: string; routes: readonly RegisteredRoute[] }): Router {
   const router = new Router();
-  const document = JSON.stringify(buildOpenApiDocument({ serverUrl: options.publicUrl }));
+  const document = JSON.stringify(
+    buildOpenApiDocument({ serverUrl: options.publicUrl, paths: openApiPaths(options.routes) }),
+  );
   // The package's folder, found without importing its entry point, which would load (and keep
   // in memory) the whole 1.5 MB Swagger UI bundle meant for browsers.
   const assetDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
