@@ -20,6 +20,7 @@ import { tokenCacheMetrics } from './auth/token-cache-metrics';
 import type { ContactsApiConfig } from './config';
 import { readBearer } from './http/bearer';
 import { ApiError, errorEnvelopeOf, errorRenderer } from './http/errors';
+import { type RegisteredRoute, registeredRoutes } from './http/openapi-paths';
 import { perTokenRateLimit } from './http/rate-limit';
 import type { RouteDependencies } from './routes/context';
 import { openApiRoutes } from './routes/openapi';
@@ -41,8 +42,8 @@ export interface ContactsApiDependencies {
 
 export interface ContactsApi {
   app: Koa;
-  /** Every API operation the routers answer, as "METHOD /path/{param}" (what the OpenAPI document must list). */
-  operations: string[];
+  /** Every API operation the routers answer, with its guard's contract (the OpenAPI document's source). */
+  routes: RegisteredRoute[];
   /** The revocation LISTEN connection (tests wait for it, readiness reports it). */
   revocations: NotificationListener;
   close(): Promise<void>;
@@ -102,7 +103,8 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
   ];
   app.use(v3Api(v3Router, { publicUrl: config.publicUrl, logger }));
   const root = new Router();
-  for (const router of [openApiRoutes({ publicUrl: config.publicUrl }), ...v4Routers]) {
+  const routes = registeredRoutes([v3Router, ...v4Routers]);
+  for (const router of [openApiRoutes({ publicUrl: config.publicUrl, routes }), ...v4Routers]) {
     root.use(router.routes());
   }
   app.use(root.routes());
@@ -117,24 +119,13 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
   logger.debug({ authUrl: config.authUrl }, 'contacts api ready');
   return {
     app,
-    operations: operationsOf([v3Router, ...v4Routers]),
+    routes,
     revocations,
     close: async () => {
       await revocations.close();
       await janitor.stop();
     },
   };
-}
-
-/** The routers' operations in OpenAPI spelling (`:id` → `{id}`); HEAD is implied by GET. */
-function operationsOf(routers: Router[]): string[] {
-  return routers.flatMap((router) =>
-    router.stack.flatMap((layer) =>
-      layer.methods
-        .filter((method) => method !== 'HEAD')
-        .map((method) => `${method} ${layer.path.toString().replace(/:(\w+)/g, '{$1}')}`),
-    ),
-  );
 }
 
 const noRateLimit: Middleware = (_ctx, next) => next();

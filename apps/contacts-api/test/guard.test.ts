@@ -8,6 +8,8 @@ import { z } from 'zod';
 import { errorEnvelopeOf, errorRenderer } from '../src/http/errors';
 import { koaGuard } from '../src/http/guard';
 
+const named = (operationId: string) => ({ operationId, summary: operationId, scope: 'contacts:read' as const });
+
 let server: Server;
 let baseUrl: string;
 
@@ -16,23 +18,35 @@ beforeAll(async () => {
   app.use(errorRenderer(createLogger('guard-test', { LOG_LEVEL: 'silent' }), errorEnvelopeOf));
   const router = new Router();
   const sum = koaGuard({
+    ...named('sum'),
     params: z.object({ a: z.string().regex(/^\d+$/, 'a must be digits.').transform(Number) }),
     query: z.object({ b: z.string().regex(/^\d+$/, 'b must be digits.').transform(Number) }),
-    response: z.object({ sum: z.number() }),
-    status: 200,
+    responses: { 200: { description: 'The sum.', schema: z.object({ sum: z.number() }) } },
   });
   router.get('/sum/:a', sum.middleware, (ctx) => {
     const { params, query } = sum.of(ctx);
     ctx.body = { sum: params.a + query.b };
   });
-  const drifting = koaGuard({ response: z.object({ sum: z.number() }), status: 200 });
+  const drifting = koaGuard({
+    ...named('drifting'),
+    responses: { 200: { description: 'A sum.', schema: z.object({ sum: z.number() }) } },
+  });
   router.get('/drifting', drifting.middleware, (ctx) => {
     ctx.body = { sum: 'three' };
   });
-  const undeclared = koaGuard({ status: 200 });
+  const undeclared = koaGuard({ ...named('undeclared'), responses: { 200: { description: 'Nothing.' } } });
   router.get('/undeclared', undeclared.middleware, (ctx) => {
     ctx.status = 201;
     ctx.body = {};
+  });
+  const item = koaGuard({
+    ...named('item'),
+    params: z.object({ id: z.string().regex(/^\d+$/) }),
+    paramsNotFound: true,
+    responses: { 200: { description: 'The item.' } },
+  });
+  router.get('/items/:id', item.middleware, (ctx) => {
+    ctx.body = { id: Number(ctx.params.id) };
   });
   app.use(router.routes());
   server = createServer(app.callback());
@@ -61,6 +75,14 @@ describe('koaGuard', () => {
           fields: { a: ['a must be digits.'], b: ['b must be digits.'] },
         },
       },
+    });
+  });
+
+  it('answers 404 for path parameters that name no resource, when the route says so', async () => {
+    expect(await get('/items/7')).toEqual({ status: 200, body: { id: 7 } });
+    expect(await get('/items/x')).toEqual({
+      status: 404,
+      body: { error: { code: 'not_found', message: 'Not found.' } },
     });
   });
 

@@ -38,13 +38,17 @@ export function v3InputToChanges(input: ContactUpdateV3): ContactChanges {
   return changes;
 }
 
-/** A path segment holding a whole number in [min, max]; anything else (-1, 1.5, abc, 1e3) is refused. */
+/**
+ * A path segment holding a whole number in [min, max]; anything else (-1, 1.5, abc, 1e3) is refused.
+ * Documented as the integer it stands for.
+ */
 function pathInteger(min: number, max: number, message: string) {
   return z
     .string({ error: message })
     .regex(/^\d{1,15}$/, message)
     .transform(Number)
-    .refine((n) => n >= min && n <= max, message);
+    .refine((n) => n >= min && n <= max, message)
+    .meta({ type: 'integer', minimum: min, ...(max < Number.MAX_SAFE_INTEGER ? { maximum: max } : {}) });
 }
 
 /** GET /v3/contacts/{offset}/{limit}. */

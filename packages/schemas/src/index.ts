@@ -14,6 +14,5 @@ export * from './list-query';
 export * from './lookups';
 export * from './oauth-endpoints';
 export * from './openapi';
-export * from './sync-openapi';
 export * from './validation';
 export * from './vcard/index';

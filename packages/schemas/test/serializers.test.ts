@@ -89,7 +89,7 @@ describe('list query', () => {
 
 describe('OpenAPI document', () => {
   it('is generated from the schemas, with components for inputs and outputs', () => {
-    const document = buildOpenApiDocument({ serverUrl: 'https://api.example.com' }) as {
+    const document = buildOpenApiDocument({ serverUrl: 'https://api.example.com', paths: {} }) as {
       openapi: string;
       components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> };
     };

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { API_DOCS_CLIENT_ID, apiDocsRedirectUri } from '@contacts/config';
 import { buildOpenApiDocument, type CONTACT_SCOPES } from '@contacts/schemas';
 import { Router } from '@koa/router';
+import { openApiPaths, type RegisteredRoute } from '../http/openapi-paths';
 
 /**
  * GET /openapi.json, and a docs page at /docs with Swagger UI served from the npm package
@@ -63,9 +64,11 @@ window.ui.initOAuth(${JSON.stringify(oauth)});
 `;
 }
 
-export function openApiRoutes(options: { publicUrl: string }): Router {
+export function openApiRoutes(options: { publicUrl: string; routes: readonly RegisteredRoute[] }): Router {
   const router = new Router();
-  const document = JSON.stringify(buildOpenApiDocument({ serverUrl: options.publicUrl }));
+  const document = JSON.stringify(
+    buildOpenApiDocument({ serverUrl: options.publicUrl, paths: openApiPaths(options.routes) }),
+  );
   const init = initScript(options.publicUrl);
   // The package's folder, found without importing its entry point, which would load (and keep
   // in memory) the whole 1.5 MB Swagger UI bundle meant for browsers.

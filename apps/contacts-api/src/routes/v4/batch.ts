@@ -3,19 +3,24 @@ import {
   type BatchOperationV4,
   batchFieldKey,
   type ContactV4,
+  contactBatchOperationV4,
+  contactBatchResultV4,
   contactBatchV4,
+  MAX_BATCH_OPERATIONS,
   readBatchOperations,
   toContactV4,
   v4InputToChanges,
-  validate,
 } from '@contacts/schemas';
 import { Router } from '@koa/router';
+import { z } from 'zod';
 import { createContact, deleteContacts, updateContactFields } from '../../domain/contacts';
 import { DomainError } from '../../domain/errors';
-import { bodyOf, parseBody } from '../../http/body';
+import { parseBody } from '../../http/body';
 import { ApiError, validationFailed } from '../../http/errors';
 import { etagOf, ifMatchSatisfied } from '../../http/etag';
+import { koaGuard } from '../../http/guard';
 import { callerOf, type RouteDependencies } from '../context';
+import { v4Error } from '../contract-parts';
 
 type BatchResult = ContactV4 | { id: number; deleted: true };
 
@@ -30,10 +35,28 @@ export function batchRoutes({ db, publicUrl, write, rateLimit }: RouteDependenci
   const router = new Router();
   const serialize = (record: ContactRecord) => toContactV4(record, { publicUrl });
 
-  router.post('/v4/contacts/batch', write, rateLimit, parseBody(), async (ctx) => {
-    const body = validate(contactBatchV4, bodyOf(ctx).fields);
-    if (!body.ok) throw validationFailed(body.fields);
-    const operations = readBatchOperations(body.value.operations);
+  const batch = koaGuard({
+    operationId: 'batchContacts',
+    summary: `Up to ${MAX_BATCH_OPERATIONS} creates, updates and deletes, all or nothing`,
+    scope: 'contacts:write',
+    body: contactBatchV4,
+    // The guard checks the envelope; readBatchOperations() reads each operation, so that one 422
+    // names every invalid operation by its index. The document shows what an operation holds.
+    requestBody: {
+      'application/json': z.object({
+        operations: z.array(contactBatchOperationV4).min(1).max(MAX_BATCH_OPERATIONS),
+      }),
+    },
+    responses: {
+      200: { description: 'One result per operation, in order.', schema: contactBatchResultV4 },
+      412: v4Error("An update's if_match no longer matches the contact; nothing was written."),
+      422: v4Error(
+        'An invalid operation; `fields` keys name it, e.g. `operations[3].contact.email`. Nothing was written.',
+      ),
+    },
+  });
+  router.post('/v4/contacts/batch', write, rateLimit, parseBody(), batch.middleware, async (ctx) => {
+    const operations = readBatchOperations(batch.of(ctx).body.operations);
     if (!operations.ok) throw validationFailed(operations.fields);
     const memberId = callerOf(ctx).memberId;
 

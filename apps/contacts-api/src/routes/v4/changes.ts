@@ -1,8 +1,9 @@
 import { currentSnapshot, listContactChanges } from '@contacts/db';
-import { contactChangesQueryV4, DEFAULT_LIST_LIMIT, toContactV4, validate } from '@contacts/schemas';
+import { contactChangesPageV4, contactChangesQueryV4, DEFAULT_LIST_LIMIT, toContactV4 } from '@contacts/schemas';
 import { Router } from '@koa/router';
 import { listContacts } from '../../domain/contacts';
 import { ApiError, validationFailed } from '../../http/errors';
+import { koaGuard } from '../../http/guard';
 import {
   type ChangesCursor,
   decodeChangesCursor,
@@ -12,6 +13,7 @@ import {
   isExpired,
 } from '../../sync/sync-token';
 import { callerOf, type RouteDependencies } from '../context';
+import { v4Error } from '../contract-parts';
 
 export interface ChangeFeedOptions {
   /** How long a sync token stays usable, in seconds (SYNC_TOKEN_TTL). */
@@ -50,23 +52,35 @@ export function changeRoutes(
     if (isExpired(stamp.issuedAt, options.syncTokenTtlSeconds)) throw syncTokenExpired();
   };
 
-  router.get('/v4/contacts/changes', read, rateLimit, async (ctx) => {
-    const query = validate(contactChangesQueryV4, ctx.query);
-    if (!query.ok) throw validationFailed(query.fields);
+  const changes = koaGuard({
+    operationId: 'listContactChanges',
+    summary: 'A full listing (no sync_token) or the changes since a sync token, for keeping a copy in sync',
+    description:
+      'Page with `limit` and `cursor` (meta.next_cursor) until next_cursor is null; the last page carries `meta.sync_token`. Apply each page in order: upsert `data`, remove the ids in `deleted`. Tokens live SYNC_TOKEN_TTL seconds (30 days by default).',
+    scope: 'contacts:read',
+    query: contactChangesQueryV4,
+    responses: {
+      200: { description: 'One page.', schema: contactChangesPageV4 },
+      410: v4Error('The sync token has expired (`sync_token_expired`): start again with a full sync.'),
+      422: v4Error('Malformed limit or cursor, or a sync token that is malformed or issued to another member.'),
+    },
+  });
+  router.get('/v4/contacts/changes', read, rateLimit, changes.middleware, async (ctx) => {
+    const query = changes.of(ctx).query;
     const memberId = callerOf(ctx).memberId;
-    const limit = query.value.limit ?? DEFAULT_LIST_LIMIT;
+    const limit = query.limit ?? DEFAULT_LIST_LIMIT;
 
     // The cursor carries the whole query, so a sync_token sent along with it is only checked.
     let since: ChangesCursor['since'];
-    if (query.value.sync_token !== undefined) {
-      const token = decodeSyncToken(query.value.sync_token);
+    if (query.sync_token !== undefined) {
+      const token = decodeSyncToken(query.sync_token);
       if (!token || token.memberId !== memberId) throw badSyncToken();
       usable(token);
       since = { snapshot: token.snapshot, issuedAt: token.issuedAt };
     }
     let cursor: ChangesCursor | undefined;
-    if (query.value.cursor !== undefined) {
-      cursor = decodeChangesCursor(query.value.cursor);
+    if (query.cursor !== undefined) {
+      cursor = decodeChangesCursor(query.cursor);
       if (!cursor || cursor.memberId !== memberId) throw badCursor();
       since = cursor.since;
       if (since) usable(since);

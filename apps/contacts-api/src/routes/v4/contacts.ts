@@ -10,6 +10,7 @@ import {
   deleteContactsV4,
   encodeCursor,
   listContactsQueryV4,
+  MAX_DELETE_IDS,
   toContactV4,
   v4InputToChanges,
 } from '@contacts/schemas';
@@ -22,6 +23,7 @@ import { readContactInput } from '../../http/contact-input';
 import { etagOf, etagOfJson, ifMatchSatisfied } from '../../http/etag';
 import { koaGuard } from '../../http/guard';
 import { callerOf, pathId, type RouteDependencies } from '../context';
+import { contactWriteBody, ETAG_HEADER, IMAGE_LIMIT, idParams, v4Error } from '../contract-parts';
 
 /** /v4/contacts: list, create, read, partial update, bulk delete. */
 export function contactRoutes({ db, publicUrl, read, write, rateLimit }: RouteDependencies): Router {
@@ -38,10 +40,22 @@ export function contactRoutes({ db, publicUrl, read, write, rateLimit }: RouteDe
   };
 
   const one = z.object({ data: contactV4 });
+  const notFound = v4Error("No such contact among the caller's.");
+  const bodyErrors = {
+    400: v4Error('Malformed JSON or multipart body.'),
+    413: v4Error(`The image is larger than ${IMAGE_LIMIT}.`),
+    422: v4Error('Validation failed; `fields` holds per-field messages.'),
+  };
+
   const list = koaGuard({
+    operationId: 'listContacts',
+    summary: "The caller's own contacts, one page at a time (keyset cursor)",
+    scope: 'contacts:read',
     query: listContactsQueryV4,
-    response: z.object({ data: z.array(contactV4), meta: contactListV4Meta }),
-    status: 200,
+    responses: {
+      200: { description: 'One page.', schema: z.object({ data: z.array(contactV4), meta: contactListV4Meta }) },
+      422: v4Error('Invalid query parameter.'),
+    },
   });
   router.get('/v4/contacts', read, rateLimit, list.middleware, async (ctx) => {
     const { limit = DEFAULT_LIST_LIMIT, cursor, q, group_id, updated_since } = list.of(ctx).query;
@@ -60,7 +74,13 @@ export function contactRoutes({ db, publicUrl, read, write, rateLimit }: RouteDe
     };
   });
 
-  const created = koaGuard({ response: one, status: 201 });
+  const created = koaGuard({
+    operationId: 'createContact',
+    summary: 'Create a contact (multipart/form-data when an image is sent)',
+    scope: 'contacts:write',
+    requestBody: contactWriteBody(contactCreateV4),
+    responses: { 201: { description: 'Created.', headers: ETAG_HEADER, schema: one }, ...bodyErrors },
+  });
   router.post(
     '/v4/contacts',
     write,
@@ -78,7 +98,17 @@ export function contactRoutes({ db, publicUrl, read, write, rateLimit }: RouteDe
     },
   );
 
-  const remove = koaGuard({ body: deleteContactsV4, response: deleteContactsResultV4, status: 200 });
+  const remove = koaGuard({
+    operationId: 'deleteContacts',
+    summary: "Delete some of the caller's own contacts (by ids and/or group)",
+    scope: 'contacts:write',
+    body: deleteContactsV4,
+    responses: {
+      200: { description: 'What was deleted.', schema: deleteContactsResultV4 },
+      400: v4Error('Malformed JSON.'),
+      422: v4Error(`Empty or invalid body, or more than ${MAX_DELETE_IDS} ids.`),
+    },
+  });
   router.delete('/v4/contacts', write, rateLimit, parseBody(), remove.middleware, async (ctx) => {
     const { contact_ids, group_id } = remove.of(ctx).body;
     const deleted = await deleteContacts(db, callerOf(ctx).memberId, {
@@ -88,17 +118,39 @@ export function contactRoutes({ db, publicUrl, read, write, rateLimit }: RouteDe
     ctx.body = { data: { deleted_ids: deleted }, deleted_count: deleted.length };
   });
 
-  const found = koaGuard({ response: one, status: 200 });
+  const found = koaGuard({
+    operationId: 'getContact',
+    summary: "One of the caller's contacts",
+    scope: 'contacts:read',
+    params: idParams,
+    paramsNotFound: true,
+    responses: { 200: { description: 'The contact.', headers: ETAG_HEADER, schema: one }, 404: notFound },
+  });
   router.get('/v4/contacts/:id', read, rateLimit, found.middleware, async (ctx) => {
     sendOne(ctx, 200, serialize(await getContact(db, callerOf(ctx).memberId, pathId(ctx))));
   });
 
+  const updated = koaGuard({
+    operationId: 'updateContact',
+    summary: 'Change some fields (and/or the image) of a contact',
+    scope: 'contacts:write',
+    params: idParams,
+    paramsNotFound: true,
+    headers: [{ name: 'If-Match', in: 'header', required: false, schema: { type: 'string' } }],
+    requestBody: contactWriteBody(contactUpdateV4),
+    responses: {
+      200: { description: 'The updated contact.', headers: ETAG_HEADER, schema: one },
+      404: notFound,
+      412: v4Error('If-Match does not match the current ETag.'),
+      ...bodyErrors,
+    },
+  });
   router.post(
     '/v4/contacts/:id',
     write,
     rateLimit,
     parseBody({ fileFields: ['image'] }),
-    found.middleware,
+    updated.middleware,
     async (ctx) => {
       const id = pathId(ctx);
       const { changes, image } = await readContactInput(ctx, contactUpdateV4, (input) => v4InputToChanges(input));

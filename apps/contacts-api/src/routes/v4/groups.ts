@@ -1,18 +1,38 @@
 import { listGroupsOfMember } from '@contacts/db';
-import { toContactV4 } from '@contacts/schemas';
+import { contactV4, groupV4, toContactV4 } from '@contacts/schemas';
 import { Router } from '@koa/router';
+import { z } from 'zod';
 import { listGroupGuests } from '../../domain/contacts';
+import { koaGuard } from '../../http/guard';
 import { callerOf, pathId, type RouteDependencies } from '../context';
+import { idParams, v4Error } from '../contract-parts';
 
 /** The caller's groups, and the contacts linked to one of them (its guests). */
 export function groupRoutes({ db, publicUrl, read, rateLimit }: RouteDependencies): Router {
   const router = new Router();
-  router.get('/v4/groups', read, rateLimit, async (ctx) => {
+  const groups = koaGuard({
+    operationId: 'listGroups',
+    summary: 'The groups the caller belongs to',
+    scope: 'contacts:read',
+    responses: { 200: { description: 'The groups.', schema: z.object({ data: z.array(groupV4) }) } },
+  });
+  router.get('/v4/groups', read, rateLimit, groups.middleware, async (ctx) => {
     ctx.body = { data: await listGroupsOfMember(db, callerOf(ctx).memberId) };
   });
-  router.get('/v4/groups/:id/guests', read, rateLimit, async (ctx) => {
-    const guests = await listGroupGuests(db, callerOf(ctx).memberId, pathId(ctx));
-    ctx.body = { data: guests.map((record) => toContactV4(record, { publicUrl })) };
+  const guests = koaGuard({
+    operationId: 'listGroupGuests',
+    summary: 'Contacts linked to a group (its guests); for members of the group',
+    scope: 'contacts:read',
+    params: idParams,
+    paramsNotFound: true,
+    responses: {
+      200: { description: 'The guests.', schema: z.object({ data: z.array(contactV4) }) },
+      404: v4Error('No such group.'),
+    },
+  });
+  router.get('/v4/groups/:id/guests', read, rateLimit, guests.middleware, async (ctx) => {
+    const records = await listGroupGuests(db, callerOf(ctx).memberId, pathId(ctx));
+    ctx.body = { data: records.map((record) => toContactV4(record, { publicUrl })) };
   });
   return router;
 }

@@ -1,15 +1,36 @@
 import { findOwnedContactImage } from '@contacts/db';
 import { Router } from '@koa/router';
 import { ApiError } from '../../http/errors';
+import { koaGuard } from '../../http/guard';
 import { callerOf, pathId, type RouteDependencies } from '../context';
+import { ETAG_HEADER, idParams, v4Error } from '../contract-parts';
 
 /** GET /v4/contacts/{id}/image: the stored bytes, as stored, with validators for caches. */
 export function imageRoutes({ db, read, rateLimit }: RouteDependencies): Router {
   const router = new Router();
-  router.get('/v4/contacts/:id/image', read, rateLimit, async (ctx) => {
-    const image = await findOwnedContactImage(db, callerOf(ctx).memberId, pathId(ctx));
-    if (!image) throw new ApiError(404, 'not_found', 'This contact has no image.');
-    const etag = `"${image.sha256}"`;
+  const image = koaGuard({
+    operationId: 'getContactImage',
+    summary: "The contact's image",
+    scope: 'contacts:read',
+    params: idParams,
+    paramsNotFound: true,
+    responses: {
+      200: {
+        description: 'The stored bytes.',
+        headers: { ...ETAG_HEADER, 'Cache-Control': { schema: { type: 'string' } } },
+        content: {
+          'image/jpeg': { schema: { type: 'string', contentMediaType: 'image/jpeg' } },
+          'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
+        },
+      },
+      304: { description: 'Not modified: If-None-Match names the current ETag.', headers: ETAG_HEADER },
+      404: v4Error('No such contact, or it has no image.'),
+    },
+  });
+  router.get('/v4/contacts/:id/image', read, rateLimit, image.middleware, async (ctx) => {
+    const stored = await findOwnedContactImage(db, callerOf(ctx).memberId, pathId(ctx));
+    if (!stored) throw new ApiError(404, 'not_found', 'This contact has no image.');
+    const etag = `"${stored.sha256}"`;
     ctx.set({
       ETag: etag,
       // Private: the bytes belong to one member; no-cache: revalidate (cheap with If-None-Match).
@@ -28,8 +49,8 @@ export function imageRoutes({ db, read, rateLimit }: RouteDependencies): Router 
       ctx.status = 304;
       return;
     }
-    ctx.type = image.content_type;
-    ctx.body = image.bytes;
+    ctx.type = stored.content_type;
+    ctx.body = stored.bytes;
   });
   return router;
 }

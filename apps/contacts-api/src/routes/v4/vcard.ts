@@ -11,14 +11,18 @@ import {
 } from '@contacts/schemas';
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
+import { z } from 'zod';
 import { createContact } from '../../domain/contacts';
 import { DomainError } from '../../domain/errors';
 import { ApiError, validationFailed } from '../../http/errors';
+import { koaGuard } from '../../http/guard';
 import { parseMultipart } from '../../http/multipart';
 import { callerOf, type RouteDependencies } from '../context';
+import { v4Error } from '../contract-parts';
 
 /** The largest import, read and written in one transaction (about 10,000 typical cards). */
 export const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
+const IMPORT_LIMIT = `${MAX_IMPORT_BYTES / (1024 * 1024)} MiB`;
 /** Contacts read per query while exporting: what the service holds in memory at once. */
 const EXPORT_PAGE = 500;
 const VCARD_TYPES = ['text/vcard', 'text/x-vcard', 'text/directory'];
@@ -30,7 +34,15 @@ const tooLarge = () =>
 export function vCardRoutes({ db, publicUrl, read, write, rateLimit }: RouteDependencies): Router {
   const router = new Router();
 
-  router.get('/v4/contacts/export', read, rateLimit, async (ctx) => {
+  const exported = koaGuard({
+    operationId: 'exportContacts',
+    summary: "The caller's contacts as vCard 4.0 (RFC 6350), streamed",
+    scope: 'contacts:read',
+    responses: {
+      200: { description: 'One vCard per contact.', content: { 'text/vcard': { schema: { type: 'string' } } } },
+    },
+  });
+  router.get('/v4/contacts/export', read, rateLimit, exported.middleware, async (ctx) => {
     const memberId = callerOf(ctx).memberId;
     ctx.type = 'text/vcard; charset=utf-8';
     ctx.set('Content-Disposition', 'attachment; filename="contacts.vcf"');
@@ -38,7 +50,35 @@ export function vCardRoutes({ db, publicUrl, read, write, rateLimit }: RouteDepe
     ctx.body = Readable.from(exportCards(db, memberId, publicUrl));
   });
 
-  router.post('/v4/contacts/import', write, rateLimit, async (ctx) => {
+  const imported = koaGuard({
+    operationId: 'importContacts',
+    summary: `Creates contacts from vCard 3.0 or 4.0, in one transaction (at most ${IMPORT_LIMIT})`,
+    scope: 'contacts:write',
+    // Read by readVCardBody(), not by the guard: a vCard is no JSON, and the file arrives in multipart.
+    requestBody: {
+      'text/vcard': { type: 'string' },
+      'multipart/form-data': {
+        type: 'object',
+        required: ['file'],
+        properties: { file: { type: 'string', contentMediaType: 'text/vcard' } },
+      },
+    },
+    responses: {
+      200: {
+        description: 'How many contacts were created, and which cards (counted from 0) were skipped, and why.',
+        schema: z.object({
+          data: z.object({
+            created: z.int(),
+            skipped: z.array(z.object({ index: z.int(), reason: z.string() })),
+          }),
+        }),
+      },
+      413: v4Error(`The body is larger than ${IMPORT_LIMIT}.`),
+      415: v4Error('Neither text/vcard nor multipart/form-data.'),
+      422: v4Error('The body holds no vCard, or the multipart form has no `file`.'),
+    },
+  });
+  router.post('/v4/contacts/import', write, rateLimit, imported.middleware, async (ctx) => {
     const text = await readVCardBody(ctx);
     const cards = parseVCards(text);
     if (cards.length === 0) throw validationFailed({ file: ['The body holds no vCard (BEGIN:VCARD … END:VCARD).'] });

@@ -1,0 +1,177 @@
+import { openApiSchema, requiresScope, V3_TAG, V4_TAG } from '@contacts/schemas';
+import type { Router } from '@koa/router';
+import { z } from 'zod';
+import { contractOf, type ResponseContract, type RouteContract } from './guard';
+
+/**
+ * The OpenAPI `paths` of the contacts API, generated from the registered routers: every route's
+ * guard declares its parameters, bodies, answers, scope and names (http/guard.ts), and this module
+ * only spells them the OpenAPI way. What every operation of an API version shares is added here:
+ * the authentication middleware's errors, and for v3 the deprecation headers on every answer.
+ */
+type JsonObject = Record<string, unknown>;
+// biome-ignore lint/suspicious/noExplicitAny: contracts of every parameter type
+type AnyContract = RouteContract<any, any, any>;
+
+export interface RegisteredRoute {
+  method: string;
+  /** The path in OpenAPI spelling (`:id` → `{id}`). */
+  path: string;
+  contract: AnyContract | undefined;
+}
+
+/** Every operation the routers answer (HEAD is implied by GET), with its guard's contract if it has one. */
+export function registeredRoutes(routers: readonly Router[]): RegisteredRoute[] {
+  return routers.flatMap((router) =>
+    router.stack.flatMap((layer) => {
+      const contract = layer.stack.map(contractOf).find((found) => found !== undefined);
+      const path = layer.path.toString().replace(/:(\w+)/g, '{$1}');
+      return layer.methods
+        .filter((method) => method !== 'HEAD')
+        .map((method) => ({ method: method.toLowerCase(), path, contract }));
+    }),
+  );
+}
+
+/** The document's paths for these routes (registeredRoutes()); a route without a guard is refused. */
+export function openApiPaths(routes: readonly RegisteredRoute[]): Record<string, JsonObject> {
+  const paths: Record<string, Record<string, JsonObject>> = {};
+  for (const { method, path, contract } of routes) {
+    if (!contract) throw new Error(`${method.toUpperCase()} ${path} has no guard, so it cannot be documented.`);
+    paths[path] ??= {};
+    paths[path][method] = operationOf(path, contract);
+  }
+  return Object.fromEntries(Object.entries(paths).map(([path, item]) => [path, withSharedParameters(item)]));
+}
+
+const json = (schema: JsonObject) => ({ 'application/json': { schema } });
+const v4Error = (description: string): JsonObject => ({
+  description,
+  content: json({ $ref: '#/components/schemas/Error' }),
+});
+
+/** What the access check (auth/middleware.ts) answers before any v4 route runs. */
+const V4_AUTH_ERRORS: Record<string, JsonObject> = {
+  '401': {
+    ...v4Error('Missing, invalid, expired or revoked token.'),
+    headers: { 'WWW-Authenticate': { schema: { type: 'string' }, description: 'Bearer error="invalid_token"' } },
+  },
+  '403': v4Error('The token lacks the scope (error="insufficient_scope"), or the member may not do this.'),
+  '503': v4Error('The authorization server cannot be reached to check the token.'),
+};
+
+/** The headers every v3 answer carries (routes/v3/deprecation.ts). */
+const DEPRECATION_HEADERS: Record<string, JsonObject> = {
+  Deprecation: {
+    schema: { type: 'string' },
+    description: 'RFC 9745: when v3 was deprecated, as `@` and Unix seconds.',
+  },
+  Sunset: { schema: { type: 'string' }, description: 'RFC 8594: when v3 stops answering (HTTP-date).' },
+  Link: { schema: { type: 'string' }, description: '`rel="successor-version"`: the v4 documentation.' },
+};
+const v3Message = (description: string): JsonObject => ({
+  description,
+  content: json({ $ref: '#/components/schemas/MessageV3' }),
+});
+const V3_AUTH_ERRORS: Record<string, JsonObject> = {
+  '401': {
+    ...v3Message('Missing, invalid, expired or revoked token: `{"message": "Unauthenticated."}`.'),
+    headers: { 'WWW-Authenticate': { schema: { type: 'string' }, description: 'A Bearer challenge.' } },
+  },
+  '403': v3Message('The token lacks the scope, or the member may not do this.'),
+  '503': v3Message('The authorization server cannot be reached to check the token.'),
+};
+
+function operationOf(path: string, contract: AnyContract): JsonObject {
+  const v3 = path.startsWith('/v3/');
+  const parameters = [
+    ...parametersOf(contract.params, 'path'),
+    ...(contract.headers ?? []),
+    ...parametersOf(contract.query, 'query'),
+  ];
+  const requestBody = requestBodyOf(contract);
+  const responses: Record<string, JsonObject> = {};
+  for (const [status, response] of Object.entries(contract.responses)) responses[status] = responseOf(response);
+  for (const [status, response] of Object.entries(v3 ? V3_AUTH_ERRORS : V4_AUTH_ERRORS)) {
+    responses[status] ??= response;
+  }
+  if (v3) {
+    for (const response of Object.values(responses)) {
+      response.headers = { ...DEPRECATION_HEADERS, ...(response.headers as JsonObject | undefined) };
+    }
+  }
+  return {
+    tags: [v3 ? V3_TAG.name : V4_TAG.name],
+    ...(v3 ? { deprecated: true } : {}),
+    operationId: contract.operationId,
+    summary: contract.summary,
+    ...(contract.description ? { description: contract.description } : {}),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(requestBody ? { requestBody } : {}),
+    responses,
+    security: requiresScope(contract.scope),
+  };
+}
+
+function responseOf(response: ResponseContract): JsonObject {
+  const content = response.schema ? json(openApiSchema(response.schema, 'output')) : response.content;
+  return {
+    description: response.description,
+    ...(response.headers ? { headers: { ...response.headers } } : {}),
+    ...(content ? { content } : {}),
+  };
+}
+
+function requestBodyOf(contract: AnyContract): JsonObject | undefined {
+  if (contract.requestBody) {
+    const content = Object.fromEntries(
+      Object.entries(contract.requestBody).map(([type, schema]) => [
+        type,
+        { schema: schema instanceof z.ZodType ? openApiSchema(schema, 'input') : schema },
+      ]),
+    );
+    return { required: true, content };
+  }
+  if (!contract.body) return undefined;
+  return { required: true, content: json(openApiSchema(contract.body, 'input')) };
+}
+
+/** A params or query object schema as OpenAPI parameters (the input side: what is sent). */
+function parametersOf(schema: z.ZodType | undefined, location: 'path' | 'query'): JsonObject[] {
+  if (!schema) return [];
+  const generated = z.toJSONSchema(schema, {
+    io: 'input',
+    // A path segment documented as the integer it stands for (its meta says so) keeps no string pattern.
+    override: ({ jsonSchema }) => {
+      if (jsonSchema.type === 'integer') delete jsonSchema.pattern;
+    },
+  }) as { properties?: Record<string, JsonObject>; required?: string[] };
+  return Object.entries(generated.properties ?? {}).map(([name, property]) => {
+    const { description, ...rest } = property;
+    return {
+      name,
+      in: location,
+      required: location === 'path' || (generated.required ?? []).includes(name),
+      schema: rest,
+      ...(description ? { description } : {}),
+    };
+  });
+}
+
+/** Path parameters every operation of a path shares are stated once, on the path. */
+function withSharedParameters(item: Record<string, JsonObject>): JsonObject {
+  const operations = Object.values(item);
+  const pathParameters = (operation: JsonObject) =>
+    ((operation.parameters as JsonObject[] | undefined) ?? []).filter((parameter) => parameter.in === 'path');
+  const first = JSON.stringify(pathParameters(operations[0] ?? {}));
+  if (first === '[]' || operations.some((operation) => JSON.stringify(pathParameters(operation)) !== first)) {
+    return item;
+  }
+  const result: JsonObject = { parameters: pathParameters(operations[0] ?? {}) };
+  for (const [method, operation] of Object.entries(item)) {
+    const rest = (operation.parameters as JsonObject[]).filter((parameter) => parameter.in !== 'path');
+    const { parameters: _all, ...operationWithout } = operation;
+    result[method] = rest.length > 0 ? { ...operationWithout, parameters: rest } : operationWithout;
+  }
+  return result;
+}

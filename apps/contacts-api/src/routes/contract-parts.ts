@@ -1,0 +1,45 @@
+import { MAX_ROW_ID } from '@contacts/db';
+import { errorEnvelope, MAX_IMAGE_BYTES, megabytes, messageV3, validationErrorV3 } from '@contacts/schemas';
+import { z } from 'zod';
+import type { ResponseContract } from '../http/guard';
+
+/** Pieces the route contracts share: the id parameter, error answers, headers, the image upload. */
+
+/** `{id}`: a row id; the guard answers 404 for anything else (see pathId for the exact check). */
+export const idParams = z.object({
+  id: z
+    .string()
+    .regex(/^\d{1,10}$/)
+    .meta({ type: 'integer', minimum: 1, maximum: MAX_ROW_ID }),
+});
+
+export const IMAGE_LIMIT = megabytes(MAX_IMAGE_BYTES);
+
+/** A v4 error answer, in the documented error envelope. */
+export const v4Error = (description: string): ResponseContract => ({ description, schema: errorEnvelope });
+/** v3 error answers, Laravel's shapes. */
+export const v3Message = (description: string): ResponseContract => ({ description, schema: messageV3 });
+export const v3Invalid = (description: string): ResponseContract => ({ description, schema: validationErrorV3 });
+
+export const ETAG_HEADER = {
+  ETag: { schema: { type: 'string' }, description: 'Version of the contact, for If-Match.' },
+};
+
+/** The multipart `image` field of a contact write (parsed by parseBody, checked by readContactInput). */
+const imageField = z.object({
+  image: z
+    .string()
+    .meta({ contentMediaType: 'application/octet-stream', description: `JPEG or PNG, at most ${IMAGE_LIMIT}.` }),
+});
+
+/**
+ * A contact write's body as documented: JSON, a URL-encoded form, or multipart/form-data with an
+ * image. readContactInput validates it (zod cannot parse the multipart files), so it is described only.
+ */
+export function contactWriteBody(fields: z.ZodType): Record<string, z.ZodType> {
+  return {
+    'application/json': fields,
+    'application/x-www-form-urlencoded': fields,
+    'multipart/form-data': z.intersection(fields, imageField.partial()),
+  };
+}
