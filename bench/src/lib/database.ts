@@ -91,7 +91,10 @@ export async function loadContacts(db: Database, counts: ReadonlyMap<number, num
 
 /** The first and last id of a member's contacts. */
 export async function contactIdRange(db: Database, ownerId: number): Promise<{ first: number; last: number }> {
-  const range = await db('contacts').where({ owner_id: ownerId }).min('id as first').max('id as last').first();
+  // pg returns the aggregates as it likes (numbers, or strings for bigints): typed here, converted below.
+  const range = (await db('contacts').where({ owner_id: ownerId }).min('id as first').max('id as last').first()) as
+    | { first: number | string | null; last: number | string | null }
+    | undefined;
   return { first: Number(range?.first), last: Number(range?.last) };
 }
 
