@@ -7,16 +7,20 @@ import { insertMember } from '@contacts/db';
 import { encodeCursor } from '@contacts/schemas';
 import type { Request } from 'autocannon';
 import { contactIdAt, contactIdRange, createBenchDatabase, loadContacts } from './lib/database';
+import { createDpopKey } from './lib/dpop';
 import { type LoadResult, load } from './lib/load';
 import {
   MemorySampler,
   productionEntry,
   REPOSITORY,
+  residentBytes,
   type Service,
   type ServiceOptions,
   startService,
 } from './lib/services';
 import { formatMb, formatMs, markdownTable, percentile, type Row } from './lib/table';
+import { CHANGES, changeBook, checkIncrementalSync, fullSync } from './scenarios/change-feed';
+import { exportOnce } from './scenarios/export';
 import { janitorScenario } from './scenarios/janitor';
 
 /**
@@ -119,8 +123,10 @@ try {
   const owner = await member('owner');
   const reader = await member('reader'); // scenarios 1, 2 and the 1k list of scenario 7
   const writer = await member('writer'); // scenario 3 (its list grows)
-  const big = await member('big'); // 1M
-  const medium = await member('medium'); // 100k
+  const big = await member('big'); // 1M (scenarios 7 and 10)
+  const medium = await member('medium'); // 100k (scenarios 7 and 12)
+  const syncer = await member('syncer'); // the 1k book of scenario 10 (it changes)
+  const batcher = await member('batcher'); // scenario 11 (its book grows)
   const app = await registerClient(db, {
     ownerId: owner.id,
     name: 'Bench app',
@@ -133,7 +139,11 @@ try {
     listMembers.set(SIZES[1], medium.id);
     listMembers.set(SIZES[2], big.id);
   }
-  await loadContacts(db, new Map([...listMembers].map(([size, memberId]) => [memberId, size])));
+  const loads = new Map<number, number>();
+  for (const [size, memberId] of listMembers) loads.set(memberId, size);
+  if (runs(10)) loads.set(big.id, SIZES[2]).set(syncer.id, SIZES[0]);
+  if (runs(12)) loads.set(medium.id, SIZES[1]);
+  await loadContacts(db, loads);
   const readerIds = await contactIdRange(db, reader.id);
   log(`contacts loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`);
 
@@ -180,11 +190,12 @@ try {
   }
 
   // --- the services under load ------------------------------------------------------------------
+  // PUBLIC_URL is the address the bench's clients use, as in a deployment: DPoP proofs name it (htu).
   const startApi = (name: string) =>
     start({
       name,
       script: apiEntry.script,
-      env: { ...serviceEnv, AUTH_INTERNAL_URL: authPg.url },
+      env: (url) => ({ ...serviceEnv, AUTH_INTERNAL_URL: authPg.url, PUBLIC_URL: url }),
       readyPath: '/readyz',
     });
   const api = await startApi('api');
@@ -213,7 +224,14 @@ try {
 
   const mint = async (
     auth: Service,
-    request: { kind: 'personal' | 'access' | 'refresh'; memberId: number; clientId?: string; count?: number },
+    request: {
+      kind: 'personal' | 'access' | 'refresh';
+      memberId: number;
+      clientId?: string;
+      count?: number;
+      /** Access tokens: DPoP-bound to this key thumbprint. */
+      jkt?: string;
+    },
   ): Promise<string[]> => {
     const response = await fetch(`${auth.url}/__bench/mint`, { method: 'POST', body: JSON.stringify(request) });
     if (!response.ok) throw new Error(`mint failed: ${await response.text()}`);
@@ -654,6 +672,225 @@ try {
     log('7 done');
   }
 
+  // --- 10. incremental sync after 100 changes, 1M contacts against 1k ----------------------------
+  if (runs(10)) {
+    const prepared = new Map<string, { token: string; path: string }>();
+    for (const [label, memberId] of [
+      ['1k', syncer.id],
+      ['1M', big.id],
+    ] as const) {
+      const token = (await mint(authPg, { kind: 'personal', memberId }))[0] as string;
+      // The honest way to a sync token: a full sync, once, untimed by the comparison below.
+      sampler.phase = `s10:full:${label}`;
+      const full = await fullSync(api.url, token);
+      sampler.phase = 'idle';
+      rows.push({
+        scenario: `10. full sync (no sync_token), ${label} contacts, ${full.pages} pages of 1000, once`,
+        p50: formatMs(full.ms),
+        target: 'informational',
+      });
+      await changeBook(api.url, token, await contactIdRange(db, memberId));
+      const path = `/v4/contacts/changes?sync_token=${encodeURIComponent(full.syncToken)}`;
+      await checkIncrementalSync(api.url, token, path);
+      prepared.set(label, { token, path });
+    }
+    // Every request is the same incremental sync (the token does not change on the server's
+    // side), so each one does the work of a client syncing after 100 changes.
+    const syncRequest = (label: string): Request[] => {
+      const { token, path } = prepared.get(label) as { token: string; path: string };
+      return [
+        {
+          method: 'GET',
+          path,
+          headers: bearer(token),
+          onResponse: (status, body) => {
+            if (status !== 200) unexpected('10', `${status} ${body}`);
+          },
+        },
+      ];
+    };
+    const small = syncRequest('1k');
+    const large = syncRequest('1M');
+    const options = { connections: 8, duration: settings.listDuration };
+    const result = await compare('s10', {
+      '1k': () => load(loadOptions(api.url, small, options)),
+      subject: () => load(loadOptions(api.url, large, options)),
+    });
+    // Time per sync at a fixed concurrency: the inverse of throughput, as in scenario 7.
+    const ratio = (result['1k'] as LoadResult).requestsPerSecond / result.subject.requestsPerSecond;
+    rows.push(
+      {
+        scenario: `10. incremental sync after ${CHANGES} changes (GET /v4/contacts/changes?sync_token), 1M contacts`,
+        requestsPerSecond: result.subject.requestsPerSecond,
+        p50: formatMs(result.subject.p50),
+        p99: formatMs(result.subject.p99),
+        ratio,
+        target: '≤ 1.2 × 1k',
+        met: ratio <= 1.2,
+      },
+      {
+        scenario: `  baseline: the same sync, 1k contacts`,
+        requestsPerSecond: (result['1k'] as LoadResult).requestsPerSecond,
+        p50: formatMs((result['1k'] as LoadResult).p50),
+        p99: formatMs((result['1k'] as LoadResult).p99),
+      },
+    );
+    log('10 done');
+  }
+
+  // --- 11. a batch of 200 creates against 200 single creates -------------------------------------
+  if (runs(11)) {
+    const [batcherToken] = await mint(authPg, { kind: 'personal', memberId: batcher.id });
+    const BATCH = 200;
+    let sequence = 0;
+    const contact = () => {
+      sequence += 1;
+      return {
+        name: `Batched ${sequence}`,
+        email: `batched-${sequence}@example.test`,
+        company_name: 'Acme',
+        city: 'Lyon',
+      };
+    };
+    const headers = { ...bearer(batcherToken), 'content-type': 'application/json' };
+    const batchBody = () =>
+      JSON.stringify({ operations: Array.from({ length: BATCH }, () => ({ op: 'create', contact: contact() })) });
+    const probe = await fetch(`${api.url}/v4/contacts/batch`, { method: 'POST', headers, body: batchBody() });
+    const probed = (await probe.json()) as { data?: unknown[] };
+    if (probe.status !== 200 || probed.data?.length !== BATCH) {
+      throw new Error(`a batch of ${BATCH} creates answered ${probe.status} with ${probed.data?.length} results`);
+    }
+    const single: Request[] = [
+      {
+        method: 'POST',
+        path: '/v4/contacts',
+        setupRequest: (req) => ({ ...req, headers, body: JSON.stringify(contact()) }),
+      },
+    ];
+    const batch: Request[] = [
+      {
+        method: 'POST',
+        path: '/v4/contacts/batch',
+        setupRequest: (req) => ({ ...req, headers, body: batchBody() }),
+      },
+    ];
+    const result = await compare('s11', {
+      single: () => load(loadOptions(api.url, single)),
+      subject: () => load(loadOptions(api.url, batch)),
+    });
+    const batchRate = result.subject.requestsPerSecond * BATCH;
+    const singleRate = (result.single as LoadResult).requestsPerSecond;
+    rows.push(
+      {
+        scenario: `11. POST /v4/contacts/batch, ${BATCH} creates each (requests/s column: contacts/s)`,
+        requestsPerSecond: batchRate,
+        p50: formatMs(result.subject.p50),
+        p99: formatMs(result.subject.p99),
+        ratio: batchRate / singleRate,
+        target: '≥ 5',
+        met: batchRate / singleRate >= 5,
+      },
+      {
+        scenario: '  baseline: POST /v4/contacts, one create each (contacts/s)',
+        requestsPerSecond: singleRate,
+        p50: formatMs((result.single as LoadResult).p50),
+        p99: formatMs((result.single as LoadResult).p99),
+      },
+    );
+    log('11 done');
+  }
+
+  // --- 12. vCard export of 100k contacts: time and the API's peak RSS ------------------------------
+  if (runs(12)) {
+    const token = (await mint(authPg, { kind: 'personal', memberId: medium.id }))[0] as string;
+    const before = (await residentBytes(api.pid)) ?? Number.NaN;
+    const times: number[] = [];
+    let size = 0;
+    for (let round = 0; round < settings.rounds; round++) {
+      sampler.phase = 's12:export';
+      const run = await exportOnce(api.url, token);
+      // One sample more at the very end, in case the export was shorter than the sampling period.
+      await sampler.sampleNow();
+      sampler.phase = 'idle';
+      if (run.cards !== SIZES[1]) throw new Error(`the export held ${run.cards} cards, not ${SIZES[1]}`);
+      times.push(run.ms);
+      size = run.bytes;
+    }
+    const samples = sampler.during('api', (phase) => phase === 's12:export');
+    const peak = Math.max(...samples);
+    rows.push(
+      {
+        scenario: `12. GET /v4/contacts/export, 100k contacts (${formatMb(size)} of vCard), time per export`,
+        p50: formatMs(percentile(times, 0.5)),
+        p99: formatMs(Math.max(...times)),
+        target: 'informational',
+      },
+      {
+        scenario: `12. contacts-api RSS during the export (${samples.length} samples)`,
+        p50: formatMb(percentile(samples, 0.5)),
+        p99: `${formatMb(peak)} peak`,
+        ratio: peak / before,
+        target: '< 200 MB',
+        met: peak < 200 * 1024 * 1024,
+      },
+      { scenario: '  baseline: contacts-api RSS just before the export', p50: formatMb(before) },
+    );
+    log('12 done');
+  }
+
+  // --- 13. a DPoP read against a Bearer read ------------------------------------------------------
+  if (runs(13)) {
+    const key = await createDpopKey();
+    const [dpopToken] = await mint(authPg, {
+      kind: 'access',
+      memberId: reader.id,
+      clientId: app.client_id,
+      jkt: key.jkt,
+    });
+    const [bearerToken] = await mint(authPg, { kind: 'access', memberId: reader.id, clientId: app.client_id });
+    const accessToken = dpopToken as string;
+    const dpopHeaders = (path: string) => ({
+      authorization: `DPoP ${accessToken}`,
+      dpop: key.proof({ method: 'GET', url: `${api.url}${path}`, accessToken }),
+    });
+    // Before measuring: the proofs verify with jose, the API accepts them, and the token is bound.
+    const probePath = `/v4/contacts/${readerIds.first}`;
+    await key.selfCheck({ method: 'GET', url: `${api.url}${probePath}`, accessToken });
+    const statusOf = async (headers: Record<string, string>) => {
+      const response = await fetch(`${api.url}${probePath}`, { headers });
+      await response.arrayBuffer();
+      return response.status;
+    };
+    const accepted = await statusOf(dpopHeaders(probePath));
+    const asBearer = await statusOf(bearer(accessToken));
+    if (accepted !== 200 || asBearer !== 401) {
+      throw new Error(`DPoP read answered ${accepted}, the bound token as Bearer ${asBearer} (wanted 200 and 401)`);
+    }
+    const read = (headers: (path: string) => Record<string, string>): Request[] => [
+      {
+        method: 'GET',
+        setupRequest: (req) => {
+          const path = `/v4/contacts/${randomReaderContact()}`;
+          return { ...req, path, headers: headers(path) };
+        },
+      },
+    ];
+    const result = await compare('s13', {
+      bearer: () =>
+        load(
+          loadOptions(
+            api.url,
+            read(() => bearer(bearerToken)),
+          ),
+        ),
+      subject: () => load(loadOptions(api.url, read(dpopHeaders))),
+    });
+    comparisonRows('13. GET /v4/contacts/{id}, DPoP-bound token, a fresh proof per request', result, [
+      { side: 'bearer', label: 'the same read, a Bearer access token of the same client' },
+    ]);
+    log('13 done');
+  }
+
   // --- 8a. resident memory under load ---------------------------------------------------------------
   if (runs(8)) {
     // A phase is `s1:subject`, `s1:bare`, `s7:1000:first`…: matched whole or up to a colon.
@@ -664,7 +901,7 @@ try {
     const baseline = underLoad.length > 0 ? underLoad : sampler.during('bare', () => true);
     const baselinePeak = baseline.length > 0 ? Math.max(...baseline) : Number.NaN;
     for (const [name, prefixes] of [
-      ['api', ['s1:subject', 's2:subject', 's3:subject', 's6', 's7']],
+      ['api', ['s1:subject', 's2:subject', 's3:subject', 's6', 's7', 's10', 's11', 's13']],
       ['auth', ['s4:subject', 's5:subject', 's6']],
       ['auth-memory', ['s4:auth-memory', 's5:auth-memory']],
       ['plain-oidc', ['s4:plain-oidc', 's5:plain-oidc']],

@@ -91,11 +91,11 @@ export async function loadContacts(db: Database, counts: ReadonlyMap<number, num
 
 /** The first and last id of a member's contacts. */
 export async function contactIdRange(db: Database, ownerId: number): Promise<{ first: number; last: number }> {
-  const { rows } = await db.raw<{ rows: Array<{ first: number; last: number }> }>(
-    'select min(id) as first, max(id) as last from contacts where owner_id = ?',
-    [ownerId],
-  );
-  return { first: Number(rows[0]?.first), last: Number(rows[0]?.last) };
+  // pg returns the aggregates as it likes (numbers, or strings for bigints): typed here, converted below.
+  const range = (await db('contacts').where({ owner_id: ownerId }).min('id as first').max('id as last').first()) as
+    | { first: number | string | null; last: number | string | null }
+    | undefined;
+  return { first: Number(range?.first), last: Number(range?.last) };
 }
 
 /** The id at a position (0-based) of a member's contacts in id order. */

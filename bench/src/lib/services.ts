@@ -27,7 +27,8 @@ export interface ServiceOptions {
   name: string;
   /** The bundle to run, relative to the repository (`pnpm bench` builds them first). */
   script: string;
-  env: NodeJS.ProcessEnv;
+  /** Or made from the service's own URL (e.g. PUBLIC_URL: the address its clients use). */
+  env: NodeJS.ProcessEnv | ((url: string) => NodeJS.ProcessEnv);
   /** Polled until it answers 200. */
   readyPath: string;
   logDir: string;
@@ -65,11 +66,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const log = createWriteStream(path.join(options.logDir, `${options.name}.log`), { flags: 'a' });
+  const env = typeof options.env === 'function' ? options.env(url) : options.env;
   const started = performance.now();
   const child: ChildProcess = spawn(
     process.execPath,
     [...(options.nodeFlags ?? []), path.join(REPOSITORY, options.script)],
-    { cwd: BENCH, env: { ...options.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: BENCH, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   children.add(child);
   child.once('exit', () => children.delete(child));
@@ -129,10 +131,11 @@ export class MemorySampler {
   phase = 'idle';
 
   constructor(private readonly services: () => Service[]) {
-    this.timer = setInterval(() => void this.sample(), 200);
+    this.timer = setInterval(() => void this.sampleNow(), 200);
   }
 
-  private async sample() {
+  /** One sample of every process now (also called by the timer). */
+  async sampleNow() {
     const phase = this.phase;
     for (const service of this.services()) {
       const bytes = await residentBytes(service.pid);

@@ -11,7 +11,9 @@ import LRU from 'oidc-provider/lib/helpers/lru.js';
  *
  * - BENCH_ADAPTER=memory swaps oidc-provider's model storage for its own in-memory adapter
  *   (the product's configuration otherwise unchanged; clients are still read from PostgreSQL);
- * - POST /__bench/mint issues tokens inside this process (in-memory tokens exist nowhere else).
+ * - POST /__bench/mint issues tokens inside this process (in-memory tokens exist nowhere else);
+ *   an access token minted with `jkt` is DPoP-bound to that key thumbprint, exactly as the token
+ *   endpoint binds one when the client sends a DPoP proof (oidc-provider's setThumbprint('jkt')).
  */
 const logger = createLogger('auth');
 const config = await loadAuthConfig(process.env, { port: 3001 });
@@ -40,6 +42,8 @@ interface MintRequest {
   memberId: number;
   clientId?: string;
   count?: number;
+  /** Access tokens only: the RFC 7638 thumbprint of the client's DPoP key (`cnf.jkt`). */
+  jkt?: string;
 }
 
 async function mintOne(request: MintRequest): Promise<string> {
@@ -64,6 +68,7 @@ async function mintOne(request: MintRequest): Promise<string> {
         accessTokenFormat: 'opaque',
       }),
     });
+    if (request.jkt !== undefined) token.setThumbprint('jkt', request.jkt);
     return token.save();
   }
   const refresh = new provider.RefreshToken({
