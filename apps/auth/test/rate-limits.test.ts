@@ -78,7 +78,7 @@ describe('token endpoint rate limit per client', () => {
         expect(
           (await server.database.db('rate_limits').select('key')).map((row: { key: string }) => row.key),
         ).toContain('token_client:ip:127.0.0.1'),
-      { timeout: 3_000 },
+      { timeout: 10_000 },
     );
     const huge = await form({ grant_type: 'refresh_token', padding: 'x'.repeat(60 * 1024) });
     expect(huge.status).toBe(400);
@@ -103,7 +103,7 @@ describe('token endpoint rate limit per client', () => {
       }
       expect(statuses).toEqual([400, 400, 429]);
       await vi.waitFor(async () => expect(await redis.keys(`token_client:${client.client_id}`)).toHaveLength(1), {
-        timeout: 3_000,
+        timeout: 10_000,
       });
       expect(await withRedis.database.db('rate_limits').count({ n: '*' }).first()).toEqual({ n: 0 });
     } finally {

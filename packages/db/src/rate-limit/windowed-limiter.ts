@@ -61,6 +61,12 @@ interface WindowCount {
 /** Send one batch at most every half second: one statement per replica per interval. */
 export const DEFAULT_FLUSH_INTERVAL_MS = 500;
 
+/**
+ * An exchange the store has not answered by then counts as failed (its counts go with the next
+ * one): a client still connecting may hold a command without ever answering it.
+ */
+const STORE_TIMEOUT_MS = 2_000;
+
 export class WindowedLimiter {
   readonly #store: CounterStore;
   readonly #points: number;
@@ -146,7 +152,7 @@ export class WindowedLimiter {
     }
     if (batch.length === 0) return;
     try {
-      const totals = await this.#store.add(batch);
+      const totals = await withTimeout(this.#store.add(batch), STORE_TIMEOUT_MS);
       for (const [key, count] of sent) {
         count.shared = Math.max(count.shared + count.inFlight, totals.get(key) ?? 0);
         count.inFlight = 0;
@@ -165,5 +171,18 @@ export class WindowedLimiter {
       }
       this.#storeFailing = true;
     }
+  }
+}
+
+async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }
