@@ -13,6 +13,7 @@ import { auditTrail } from './lib/audit';
 import { type PersonalTokens, personalTokens } from './lib/personal-tokens';
 import { signInGuard } from './lib/sign-in-guard';
 import { auditRefreshTokenReuse } from './provider/events';
+import { clientDirectory } from './provider/client-directory';
 import { createProvider } from './provider/index';
 import { useProviderMiddleware } from './provider/middleware';
 import { accountRoutes } from './routes/account';
@@ -48,7 +49,8 @@ export async function createAuthServer({
   logger,
   configureProvider,
 }: AuthServerDependencies): Promise<AuthServer> {
-  const provider = createProvider({ db, config, logger }, configureProvider);
+  const clients = clientDirectory(db, logger);
+  const provider = createProvider({ db, config, logger, clients }, configureProvider);
   const tokens = personalTokens(provider, db);
   const audit = auditTrail(db, logger);
   auditRefreshTokenReuse(provider, audit);
@@ -60,6 +62,7 @@ export async function createAuthServer({
     audit,
     signInGuard: signInGuard(db),
     logger,
+    clients,
     secureCookies: config.secureCookies,
     csrf: csrfSeed(config.secrets.cookieKeys, config.secureCookies),
   };
@@ -89,5 +92,5 @@ export async function createAuthServer({
   }
   app.use(mount(provider));
 
-  return { app, provider, personalTokens: tokens, close: () => janitor.stop() };
+  return { app, provider, personalTokens: tokens, close: () => Promise.all([janitor.stop(), clients.close()]).then(() => undefined) };
 }

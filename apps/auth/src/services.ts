@@ -5,6 +5,7 @@ import type Provider from 'oidc-provider';
 import type { Audit } from './lib/audit';
 import type { PersonalTokens } from './lib/personal-tokens';
 import type { SignInGuard } from './lib/sign-in-guard';
+import type { ClientDirectory } from './provider/client-directory';
 
 /** What the auth app's routes work with, built once in createAuthServer. */
 export interface AuthServices {
@@ -14,6 +15,8 @@ export interface AuthServices {
   audit: Audit;
   signInGuard: SignInGuard;
   logger: Logger;
+  /** The registered applications as the provider reads them; forget one after changing it. */
+  clients: ClientDirectory;
   secureCookies: boolean;
   /** The CSRF state of the member's pages (http/csrf.ts); each page router uses it. */
   csrf: Middleware;

@@ -5,6 +5,7 @@ import * as senderConstraints from './20261123000000_sender_constraints';
 import * as changeFeed from './20261123010000_change_feed';
 import * as janitor from './20261123020000_janitor';
 import * as memberDisabling from './20261123030000_member_disabling';
+import * as clientChangeNotices from './20261123040000_client_change_notices';
 
 /** Every migration, in order. Listed here so that they load the same way under tsx, vitest and a bundle. */
 export const migrations: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -14,4 +15,5 @@ export const migrations: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261123010000_change_feed', migration: changeFeed },
   { name: '20261123020000_janitor', migration: janitor },
   { name: '20261123030000_member_disabling', migration: memberDisabling },
+  { name: '20261123040000_client_change_notices', migration: clientChangeNotices },
 ];

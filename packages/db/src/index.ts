@@ -5,6 +5,7 @@ export * from './janitor/index';
 export * from './migrate';
 export * from './notifications';
 export * from './oidc-adapter';
+export * from './oidc-token-writes';
 export * from './paths';
 export * from './personal-token-format';
 export * from './prepared';

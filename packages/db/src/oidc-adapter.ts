@@ -1,6 +1,12 @@
 import type { Database } from './connection';
 import { preparedAs } from './prepared';
-import { forgetGrant, rememberGrant, requestTransaction, takeRememberedGrant } from './request-scope';
+import {
+  deferredTokenWrites,
+  forgetGrant,
+  type PendingTokenRow,
+  rememberGrant,
+  takeRememberedGrant,
+} from './request-scope';
 import { tokenHash } from './token-hash';
 import { ANNOUNCED_TOKEN_MODELS, notifyTokenRevocations } from './token-revocation-notices';
 
@@ -49,6 +55,9 @@ const STORED_COLUMNS = ['payload', 'consumed_at'];
 type StoredRow = Pick<OidcModelRow, 'payload' | 'consumed_at'>;
 type FoundRow = StoredRow & { grant_payload?: AdapterPayload | null; in_grace?: boolean };
 
+/** Models a token request stores, and the codes and tokens it consumes: written together (oidc-token-writes.ts). */
+const DEFERRABLE_MODELS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode']);
+
 /** Models whose rows name a grant that oidc-provider loads right after the token. */
 const GRANT_BEARING_MODELS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode']);
 
@@ -69,8 +78,6 @@ export function createOidcAdapterClass(
   model: string,
 ) => OidcAdapter {
   const grace = options.refreshTokenReuseGrace ?? 0;
-  // Inside a token request every statement joins that request's transaction.
-  const q = () => requestTransaction(pool);
   return class PostgresOidcAdapter implements OidcAdapter {
     constructor(private readonly model: string) {}
 
@@ -81,18 +88,24 @@ export function createOidcAdapterClass(
       // The clock is the process's (Date.now), as oidc-provider's own expiry checks are.
       const expiresAt = expiresIn ? new Date(Date.now() + expiresIn * 1000) : null;
       if (this.model === 'Grant') forgetGrant(id);
-      await (await q())('oidc_models')
-        .insert({
-          model: this.model,
-          id_hash: tokenHash(id),
-          payload: JSON.stringify(stored),
-          // A Grant row carries its own id here, so that a token's lookup can join its grant.
-          grant_id: payload.grantId ?? (this.model === 'Grant' ? id : null),
-          uid: payload.uid ?? null,
-          account_id: payload.accountId ?? null,
-          client_id: payload.clientId ?? null,
-          expires_at: expiresAt,
-        })
+      const row: PendingTokenRow = {
+        model: this.model,
+        id_hash: tokenHash(id),
+        payload: JSON.stringify(stored),
+        // A Grant row carries its own id here, so that a token's lookup can join its grant.
+        grant_id: payload.grantId ?? (this.model === 'Grant' ? id : null),
+        uid: payload.uid ?? null,
+        account_id: payload.accountId ?? null,
+        client_id: payload.clientId ?? null,
+        expires_at: expiresAt,
+      };
+      const pending = DEFERRABLE_MODELS.has(this.model) ? deferredTokenWrites() : undefined;
+      if (pending) {
+        pending.store.push(row);
+        return;
+      }
+      await pool('oidc_models')
+        .insert(row)
         .onConflict(['model', 'id_hash'])
         .merge()
         .options(preparedAs('oidc_models.upsert'));
@@ -106,7 +119,7 @@ export function createOidcAdapterClass(
       }
       // A token's grant comes along (oidc-provider asks for it next): one round trip, not two.
       const withGrant = GRANT_BEARING_MODELS.has(this.model);
-      const query = (await q())('oidc_models as t').where({ 't.model': this.model, 't.id_hash': tokenHash(id) });
+      const query = pool('oidc_models as t').where({ 't.model': this.model, 't.id_hash': tokenHash(id) });
       if (withGrant) {
         query.leftJoin('oidc_models as g', (join) =>
           join.on('g.grant_id', '=', 't.grant_id').andOnVal('g.model', 'Grant'),
@@ -132,7 +145,7 @@ export function createOidcAdapterClass(
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-      const row = await (await q())('oidc_models')
+      const row = await pool('oidc_models')
         .where({ model: this.model, uid })
         .first<StoredRow | undefined>(STORED_COLUMNS)
         .options(preparedAs('oidc_models.find-by-uid'));
@@ -146,13 +159,19 @@ export function createOidcAdapterClass(
     async consume(id: string): Promise<void> {
       // Atomic: of two requests racing with one code or refresh token, exactly one updates the row.
       // Within the refresh-token grace period a second use is accepted; the first use's time is kept.
+      const pending = DEFERRABLE_MODELS.has(this.model) ? deferredTokenWrites() : undefined;
+      if (pending && !pending.consume) {
+        // Written with the tokens it is exchanged for, or not at all (oidc-token-writes.ts).
+        pending.consume = { model: this.model, idHash: tokenHash(id), graceSeconds: this.graced ? grace : 0 };
+        return;
+      }
       const updated = this.graced
-        ? await (await q())('oidc_models')
+        ? await pool('oidc_models')
             .where({ model: this.model, id_hash: tokenHash(id) })
             .andWhereRaw('(consumed_at is null or consumed_at > now() - make_interval(secs => ?))', [grace])
             .update({ consumed_at: pool.raw('coalesce(consumed_at, now())') })
             .options(preparedAs('oidc_models.consume-graced'))
-        : await (await q())('oidc_models')
+        : await pool('oidc_models')
             .where({ model: this.model, id_hash: tokenHash(id) })
             .whereNull('consumed_at')
             .update({ consumed_at: pool.fn.now() })
@@ -171,7 +190,7 @@ export function createOidcAdapterClass(
     }
 
     private async deleteAndAnnounce(where: Partial<OidcModelRow>): Promise<void> {
-      await (await q()).transaction(async (trx) => {
+      await pool.transaction(async (trx) => {
         const deleted: Array<{ id_hash: string }> = await trx('oidc_models').where(where).delete().returning('id_hash');
         if (ANNOUNCED_TOKEN_MODELS.has(this.model)) {
           await notifyTokenRevocations(

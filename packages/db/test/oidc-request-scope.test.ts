@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOidcAdapterClass, type OidcAdapter, tokenHash, withRequestScope } from '../src/index';
+import { createOidcAdapterClass, flushTokenWrites, type OidcAdapter, tokenHash, withRequestScope } from '../src/index';
 import { createTestDatabase, type TestDatabase } from '../src/testing/index';
 
 /** The oidc-provider adapter inside the auth server's request scope (packages/db/src/request-scope.ts). */
@@ -49,30 +49,49 @@ async function aGrantWithRefreshToken() {
   return { grantId, refreshId };
 }
 
-/** A refresh's writes, in a token request whose answer is kept (2xx/4xx) or not (5xx). */
-async function rotate(grantId: string, refreshId: string, next: string, kept: boolean) {
-  await withRequestScope(
+/**
+ * A refresh's writes in a token request: held back (consume, then the new token) and, when the
+ * answer is a success, written by flushTokenWrites; an error answer never flushes.
+ */
+async function rotate(refreshId: string, next: string, { grantId = 'g', answered = true } = {}) {
+  return withRequestScope(
     async () => {
       await adapterFor('RefreshToken').consume(refreshId);
       await adapterFor('RefreshToken').upsert(next, { jti: next, grantId }, 3600);
+      await adapterFor('AccessToken').upsert(`${next}-access`, { jti: `${next}-access`, grantId }, 3600);
+      return answered ? flushTokenWrites(database.db) : undefined;
     },
-    () => kept,
+    { deferTokenWrites: () => true },
   );
 }
 
 describe('the oidc adapter in a token request', () => {
-  it('keeps a rotation (consume + new tokens) when the request keeps it', async () => {
+  it('writes nothing until the answer is ready, then the consumption and the new tokens together', async () => {
     const { grantId, refreshId } = await aGrantWithRefreshToken();
     const next = anId('refresh');
-    await rotate(grantId, refreshId, next, true);
+    const statements = await queriesDuring(() =>
+      withRequestScope(
+        async () => {
+          await adapterFor('RefreshToken').consume(refreshId);
+          await adapterFor('RefreshToken').upsert(next, { jti: next, grantId }, 3600);
+          expect((await stored('RefreshToken', refreshId))?.consumed_at).toBeNull();
+          expect(await stored('RefreshToken', next)).toBeUndefined();
+        },
+        { deferTokenWrites: () => true },
+      ),
+    );
+    expect(statements).toBe(2); // the two checks above; the adapter itself ran nothing
+
+    expect(await rotate(refreshId, next, { grantId })).toEqual({ outcome: 'written' });
     expect((await stored('RefreshToken', refreshId))?.consumed_at).toBeInstanceOf(Date);
     expect(await stored('RefreshToken', next)).toEqual({ consumed_at: null });
+    expect(await stored('AccessToken', `${next}-access`)).toEqual({ consumed_at: null });
   });
 
-  it('stores nothing of a rotation the request does not keep (a 5xx), or that throws half-way', async () => {
+  it('stores nothing of a rotation whose answer is an error, or that throws half-way', async () => {
     const { grantId, refreshId } = await aGrantWithRefreshToken();
     const next = anId('refresh');
-    await rotate(grantId, refreshId, next, false);
+    await rotate(refreshId, next, { grantId, answered: false });
     expect((await stored('RefreshToken', refreshId))?.consumed_at).toBeNull();
     expect(await stored('RefreshToken', next)).toBeUndefined();
 
@@ -80,29 +99,39 @@ describe('the oidc adapter in a token request', () => {
       withRequestScope(
         async () => {
           await adapterFor('RefreshToken').consume(refreshId);
-          throw new Error('the access token could not be stored');
+          throw new Error('the access token could not be built');
         },
-        () => true,
+        { deferTokenWrites: () => true },
       ),
-    ).rejects.toThrow('could not be stored');
+    ).rejects.toThrow('could not be built');
     expect((await stored('RefreshToken', refreshId))?.consumed_at).toBeNull();
   });
 
-  it('lets exactly one of two racing requests consume a refresh token', async () => {
+  it('lets exactly one of three racing requests consume a refresh token and store its tokens', async () => {
     const { refreshId } = await aGrantWithRefreshToken();
-    const attempt = () =>
-      withRequestScope(
-        () =>
-          adapterFor('RefreshToken')
-            .consume(refreshId)
-            .then(() => 'consumed'),
-        () => true,
-      ).catch((error: Error) => error.message);
-    expect((await Promise.all([attempt(), attempt(), attempt()])).sort()).toEqual([
-      'consumed',
-      'consumed twice',
-      'consumed twice',
+    const nexts = [anId('refresh'), anId('refresh'), anId('refresh')];
+    const outcomes = await Promise.all(nexts.map((next) => rotate(refreshId, next)));
+    expect(outcomes.map((outcome) => outcome?.outcome).sort()).toEqual([
+      'consumed-already',
+      'consumed-already',
+      'written',
     ]);
+    expect(outcomes.find((outcome) => outcome?.outcome === 'consumed-already')).toEqual({
+      outcome: 'consumed-already',
+      model: 'RefreshToken',
+    });
+    const storedNext = await Promise.all(nexts.map((next) => stored('RefreshToken', next)));
+    const storedAccess = await Promise.all(nexts.map((next) => stored('AccessToken', `${next}-access`)));
+    expect(storedNext.filter(Boolean)).toHaveLength(1);
+    expect(storedAccess.filter(Boolean)).toHaveLength(1);
+    expect(nexts.findIndex((_, i) => storedNext[i])).toBe(nexts.findIndex((_, i) => storedAccess[i]));
+  });
+
+  it('consumes at once outside a token request, and refuses a second use', async () => {
+    const { refreshId } = await aGrantWithRefreshToken();
+    await adapterFor('RefreshToken').consume(refreshId);
+    expect((await stored('RefreshToken', refreshId))?.consumed_at).toBeInstanceOf(Date);
+    await expect(adapterFor('RefreshToken').consume(refreshId)).rejects.toThrow('consumed twice');
   });
 
   it("reads a token's grant with the token: the grant lookup that follows costs no query", async () => {

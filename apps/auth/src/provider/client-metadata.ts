@@ -1,8 +1,9 @@
 import { API_DOCS_CLIENT_ID } from '@contacts/config';
-import { type AdapterPayload, type Database, findOAuthClient, requestTransactionIfBegun } from '@contacts/db';
+import type { AdapterPayload } from '@contacts/db';
 import type { AuthConfig } from '../config';
 import { apiDocsClientMetadata } from '../lib/api-docs-client';
 import { hashClientSecret } from '../lib/client-secrets';
+import type { ClientDirectory } from './client-directory';
 
 /** The internal client that owns personal access tokens; it can never take part in a flow. */
 export const PERSONAL_ACCESS_CLIENT_ID = 'personal-access-tokens';
@@ -14,7 +15,7 @@ export const PERSONAL_ACCESS_CLIENT_ID = 'personal-access-tokens';
  * members registered (oauth_clients). `client_secret` holds the secret's hash; see
  * compareClientSecret in provider/index.ts.
  */
-export function clientMetadataSource(db: Database, config: AuthConfig) {
+export function clientMetadataSource(clients: ClientDirectory, config: AuthConfig) {
   const introspectionClient: AdapterPayload = {
     client_id: config.secrets.introspectionClientId,
     client_secret: hashClientSecret(config.secrets.introspectionClientSecret),
@@ -38,8 +39,7 @@ export function clientMetadataSource(db: Database, config: AuthConfig) {
     if (clientId === introspectionClient.client_id) return introspectionClient;
     if (clientId === PERSONAL_ACCESS_CLIENT_ID) return personalAccessClient;
     if (clientId === API_DOCS_CLIENT_ID) return apiDocsClient;
-    // Within a token request, on that request's transaction (and connection): see provider-request-scope.ts.
-    const row = await findOAuthClient(await requestTransactionIfBegun(db), clientId);
+    const row = await clients.find(clientId);
     if (!row) return undefined;
     return {
       client_id: row.client_id,

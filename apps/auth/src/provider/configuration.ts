@@ -4,10 +4,10 @@ import {
   type Database,
   findMemberById,
   isRowId,
-  requestTransactionIfBegun,
 } from '@contacts/db';
 import { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { AuthConfig } from '../config';
+import type { ClientDirectory } from './client-directory';
 import { clientMetadataSource } from './client-metadata';
 import { dpopFeature } from './dpop';
 import { existingGrantLoader } from './grants';
@@ -19,6 +19,7 @@ export interface ProviderDependencies {
   db: Database;
   config: AuthConfig;
   logger: Logger;
+  clients: ClientDirectory;
 }
 
 /**
@@ -27,11 +28,11 @@ export interface ProviderDependencies {
  * public ones), refresh tokens rotated on every use, opaque access tokens, introspection and
  * revocation. OpenID Connect extras that nobody here uses are switched off.
  */
-export function providerConfiguration({ db, config }: ProviderDependencies): Configuration {
+export function providerConfiguration({ db, config, clients }: ProviderDependencies): Configuration {
   const introspectionClientId = config.secrets.introspectionClientId;
   return {
     adapter: createOidcAdapterClass(db, {
-      findClient: clientMetadataSource(db, config),
+      findClient: clientMetadataSource(clients, config),
       consumedTwiceError,
       refreshTokenReuseGrace: config.refreshTokenReuseGrace,
     }),
@@ -56,7 +57,7 @@ export function providerConfiguration({ db, config }: ProviderDependencies): Con
     async findAccount(_ctx, id) {
       const memberId = Number(id);
       const member = isRowId(memberId)
-        ? await findMemberById(await requestTransactionIfBegun(db), memberId)
+        ? await findMemberById(db, memberId)
         : undefined;
       if (!member) return undefined;
       return { accountId: String(member.id), claims: async () => ({ sub: String(member.id) }) };

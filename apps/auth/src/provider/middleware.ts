@@ -24,5 +24,5 @@ export function useProviderMiddleware(
   provider.use(recordPersonalTokenUse(db, audit));
   provider.use(tokenJsonBody(provider));
   provider.use(tokenRateLimit(provider, db, config.tokenRateLimit, logger));
-  provider.use(providerRequestScope());
+  provider.use(providerRequestScope(db));
 }

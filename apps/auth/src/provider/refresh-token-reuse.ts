@@ -24,7 +24,7 @@ import { errors } from 'oidc-provider';
 export const REFRESH_TOKEN_REUSE_DETAIL = 'refresh token already used';
 
 /** The adapter's error when a code or refresh token is consumed twice (two requests raced). */
-export function consumedTwiceError(model: string): Error {
+export function consumedTwiceError(model: string): InstanceType<typeof errors.InvalidGrant> {
   return new errors.InvalidGrant(
     model === 'RefreshToken' ? REFRESH_TOKEN_REUSE_DETAIL : 'authorization code already consumed',
   );

@@ -19,7 +19,7 @@ interface SettingsState extends CsrfState {
 
 /** The signed-in member's developer settings: applications, personal tokens, authorized apps. */
 export function settingsRoutes(services: AuthServices): Router {
-  const { db, personalTokens: tokens, audit } = services;
+  const { db, personalTokens: tokens, audit, clients } = services;
   const router = new Router({ prefix: '/settings' });
   router.use(services.csrf);
 
@@ -90,6 +90,7 @@ export function settingsRoutes(services: AuthServices): Router {
   router.post('/applications/:clientId/rotate-secret', formBody, (ctx) =>
     attempt(ctx, applications(ctx), async () => {
       const client = await rotateClientSecret(db, memberId(ctx), ctx.params.clientId as string);
+      clients.forget(client.client_id);
       await audit('application.secret_rotated', { memberId: memberId(ctx), clientId: client.client_id, ip: ctx.ip });
       return { revealed: { label: 'New client secret', value: client.client_secret ?? '' } };
     }),
@@ -97,6 +98,7 @@ export function settingsRoutes(services: AuthServices): Router {
   router.post('/applications/:clientId/delete', formBody, (ctx) =>
     attempt(ctx, applications(ctx), async () => {
       await deleteClient(db, memberId(ctx), ctx.params.clientId as string);
+      clients.forget(ctx.params.clientId as string);
       await audit('application.deleted', { memberId: memberId(ctx), clientId: ctx.params.clientId, ip: ctx.ip });
       return {};
     }),

@@ -1,6 +1,12 @@
 import type { Database } from '../connection';
 import { preparedAs } from '../prepared';
 
+/**
+ * The PostgreSQL NOTIFY channel on which a changed or deleted application's client_id is announced
+ * when the change commits (a trigger on oauth_clients: migration 20261123040000_client_change_notices).
+ */
+export const OAUTH_CLIENT_CHANGES_CHANNEL = 'oauth_client_changes';
+
 export interface OAuthClientRow {
   client_id: string;
   owner_id: number;
