@@ -12,8 +12,8 @@ import { unknownMethods } from './http/unknown-methods';
 import { auditTrail } from './lib/audit';
 import { type PersonalTokens, personalTokens } from './lib/personal-tokens';
 import { signInGuard } from './lib/sign-in-guard';
-import { auditRefreshTokenReuse } from './provider/events';
 import { clientDirectory } from './provider/client-directory';
+import { auditRefreshTokenReuse } from './provider/events';
 import { createProvider } from './provider/index';
 import { useProviderMiddleware } from './provider/middleware';
 import { accountRoutes } from './routes/account';
@@ -92,5 +92,10 @@ export async function createAuthServer({
   }
   app.use(mount(provider));
 
-  return { app, provider, personalTokens: tokens, close: () => Promise.all([janitor.stop(), clients.close()]).then(() => undefined) };
+  return {
+    app,
+    provider,
+    personalTokens: tokens,
+    close: () => Promise.all([janitor.stop(), clients.close()]).then(() => undefined),
+  };
 }

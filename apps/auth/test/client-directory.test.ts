@@ -1,5 +1,5 @@
-import { deleteClient, rotateClientSecret } from '../src/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deleteClient, rotateClientSecret } from '../src/index';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import { anApplication } from './support/factories';
 
@@ -59,5 +59,4 @@ describe('registered applications as the authorization server reads them', () =>
       await eventually(async () => (await authenticates(app.client_id, app.client_secret as string)) === 401),
     ).toBe(true);
   });
-
 });

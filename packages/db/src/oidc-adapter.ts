@@ -4,6 +4,7 @@ import {
   deferredTokenWrites,
   forgetGrant,
   type PendingTokenRow,
+  rememberAccount,
   rememberGrant,
   takeRememberedGrant,
 } from './request-scope';
@@ -53,7 +54,13 @@ export interface OidcAdapterOptions {
 /** What find() needs of a row; listed rather than `*` because the lookups are prepared statements. */
 const STORED_COLUMNS = ['payload', 'consumed_at'];
 type StoredRow = Pick<OidcModelRow, 'payload' | 'consumed_at'>;
-type FoundRow = StoredRow & { grant_payload?: AdapterPayload | null; in_grace?: boolean };
+type FoundRow = StoredRow & {
+  grant_payload?: AdapterPayload | null;
+  /** The token's member, when its account id names one, and whether it is enabled. */
+  member_id?: number | null;
+  member_enabled?: boolean | null;
+  in_grace?: boolean;
+};
 
 /** Models a token request stores, and the codes and tokens it consumes: written together (oidc-token-writes.ts). */
 const DEFERRABLE_MODELS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode']);
@@ -117,25 +124,31 @@ export function createOidcAdapterClass(
         const remembered = takeRememberedGrant(id);
         if (remembered) return withRestoredId({ payload: remembered, consumed_at: null }, id);
       }
-      // A token's grant comes along (oidc-provider asks for it next): one round trip, not two.
+      // A token's grant and member come along (oidc-provider asks for them next): one round trip, not three.
       const withGrant = GRANT_BEARING_MODELS.has(this.model);
       const query = pool('oidc_models as t').where({ 't.model': this.model, 't.id_hash': tokenHash(id) });
       if (withGrant) {
-        query.leftJoin('oidc_models as g', (join) =>
-          join.on('g.grant_id', '=', 't.grant_id').andOnVal('g.model', 'Grant'),
-        );
+        query
+          .leftJoin('oidc_models as g', (join) => join.on('g.grant_id', '=', 't.grant_id').andOnVal('g.model', 'Grant'))
+          // Account ids are member ids as text; anything else joins nothing and is looked up as before.
+          .leftJoin('members as m', (join) =>
+            join.on('m.id', '=', pool.raw("case when t.account_id ~ '^[1-9][0-9]{0,8}$' then t.account_id::int end")),
+          );
       }
       const row = await query
         .first<FoundRow | undefined>([
           't.payload',
           't.consumed_at',
-          ...(withGrant ? ['g.payload as grant_payload'] : []),
+          ...(withGrant
+            ? ['g.payload as grant_payload', 'm.id as member_id', pool.raw('m.disabled_at is null as member_enabled')]
+            : []),
           ...(this.graced ? [pool.raw('t.consumed_at > now() - make_interval(secs => ?) as in_grace', [grace])] : []),
         ])
         .options(preparedAs(`oidc_models.find${withGrant ? ':with-grant' : ''}${this.graced ? ':graced' : ''}`));
       if (!row) return undefined;
       const grantId = row.payload.grantId;
       if (row.grant_payload && typeof grantId === 'string') rememberGrant(grantId, row.grant_payload);
+      if (row.member_id != null) rememberAccount(String(row.member_id), row.member_enabled === true);
       // A refresh token used within the grace period still looks unused to oidc-provider.
       return withRestoredId(row.in_grace ? { ...row, consumed_at: null } : row, id);
     }

@@ -18,7 +18,7 @@ import { type PendingTokenRow, type PendingTokenWrites, takeTokenWrites } from '
  */
 export type TokenWritesOutcome =
   | { outcome: 'written' | 'nothing' }
-  | { outcome: 'consumed-already'; /** the consumed code's or token's model */ model: string };
+  | { outcome: 'consumed-already' /** the consumed code's or token's model */; model: string };
 
 const COLUMNS = ['model', 'id_hash', 'payload', 'grant_id', 'uid', 'account_id', 'client_id', 'expires_at'] as const;
 const COLUMN_TYPES = ['text', 'text', 'jsonb', 'text', 'text', 'text', 'text', 'timestamptz'] as const;
@@ -29,7 +29,8 @@ export async function flushTokenWrites(db: Database): Promise<TokenWritesOutcome
   if (!pending.consume && rows.length === 0) return { outcome: 'nothing' };
   const { name, text, values } = tokenWritesStatement(pending.consume, rows);
   const [result] = await queryPrepared<{ consumed: boolean }>(db, name, text, values);
-  if (pending.consume && result?.consumed === false) return { outcome: 'consumed-already', model: pending.consume.model };
+  if (pending.consume && result?.consumed === false)
+    return { outcome: 'consumed-already', model: pending.consume.model };
   return { outcome: 'written' };
 }
 

@@ -9,6 +9,8 @@ interface RequestScope {
    * for them right after. Taken once; a write to the grant in the same request drops it.
    */
   grants: Map<string, Record<string, unknown>>;
+  /** Whether a token's member may use it (exists, not disabled), read with the token: id → usable. */
+  accounts: Map<string, boolean>;
   /**
    * Asked when a token is consumed or stored (by then the provider has matched the route):
    * whether that write waits for flushTokenWrites (oidc-token-writes.ts).
@@ -50,6 +52,7 @@ export interface RequestScopeOptions {
 export function withRequestScope<T>(work: () => Promise<T>, options: RequestScopeOptions = {}): Promise<T> {
   const scope: RequestScope = {
     grants: new Map(),
+    accounts: new Map(),
     defersTokenWrites: options.deferTokenWrites ?? (() => false),
     tokenWrites: { store: [] },
   };
@@ -84,4 +87,16 @@ export function takeRememberedGrant(grantId: string): Record<string, unknown> | 
 
 export function forgetGrant(grantId: string): void {
   current.getStore()?.grants.delete(grantId);
+}
+
+export function rememberAccount(accountId: string, usable: boolean): void {
+  current.getStore()?.accounts.set(accountId, usable);
+}
+
+/** Whether the member read with this request's token may use it, once; undefined when not read. */
+export function takeRememberedAccount(accountId: string): boolean | undefined {
+  const accounts = current.getStore()?.accounts;
+  const usable = accounts?.get(accountId);
+  accounts?.delete(accountId);
+  return usable;
 }

@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOidcAdapterClass, flushTokenWrites, type OidcAdapter, tokenHash, withRequestScope } from '../src/index';
+import {
+  createOidcAdapterClass,
+  flushTokenWrites,
+  insertMember,
+  type OidcAdapter,
+  takeRememberedAccount,
+  tokenHash,
+  withRequestScope,
+} from '../src/index';
 import { createTestDatabase, type TestDatabase } from '../src/testing/index';
 
 /** The oidc-provider adapter inside the auth server's request scope (packages/db/src/request-scope.ts). */
@@ -153,5 +161,23 @@ describe('the oidc adapter in a token request', () => {
       return adapterFor('Grant').find(grantId);
     });
     expect(afterRevocation).toBeUndefined();
+  });
+
+  it("reads whether a token's member may use it with the token, and forgets it once taken", async () => {
+    const member = await insertMember(database.db, { email: `${anId('m')}@example.test`, name: 'M', password_hash: 'x' });
+    const accountId = String(member.id);
+    const accessId = anId('access');
+    await adapterFor('AccessToken').upsert(accessId, { jti: accessId, grantId: anId('grant'), accountId }, 3600);
+    const usableAfterFind = () =>
+      withRequestScope(async () => {
+        await adapterFor('AccessToken').find(accessId);
+        return [takeRememberedAccount(accountId), takeRememberedAccount(accountId)];
+      });
+
+    expect(await usableAfterFind()).toEqual([true, undefined]);
+    await database.db('members').where({ id: member.id }).update({ disabled_at: database.db.fn.now() });
+    expect(await usableAfterFind()).toEqual([false, undefined]);
+    await database.db('members').where({ id: member.id }).delete();
+    expect(await usableAfterFind()).toEqual([undefined, undefined]); // no member: looked up as before, and refused there
   });
 });

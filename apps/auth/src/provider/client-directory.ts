@@ -43,7 +43,8 @@ export function clientDirectory(db: Database, logger: Logger): ClientDirectory {
     },
     onStateChange(listening, error) {
       forgetAll();
-      if (!listening) logger.warn({ err: error }, 'application change listener down; reading every client from the database');
+      if (!listening)
+        logger.warn({ err: error }, 'application change listener down; reading every client from the database');
     },
   });
 

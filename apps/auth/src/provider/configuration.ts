@@ -1,10 +1,5 @@
 import type { Logger } from '@contacts/config';
-import {
-  createOidcAdapterClass,
-  type Database,
-  findMemberById,
-  isRowId,
-} from '@contacts/db';
+import { createOidcAdapterClass, type Database, findMemberById, isRowId, takeRememberedAccount } from '@contacts/db';
 import { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { AuthConfig } from '../config';
 import type { ClientDirectory } from './client-directory';
@@ -55,12 +50,10 @@ export function providerConfiguration({ db, config, clients }: ProviderDependenc
     allowOmittingSingleRegisteredRedirectUri: false,
     pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' },
     async findAccount(_ctx, id) {
-      const memberId = Number(id);
-      const member = isRowId(memberId)
-        ? await findMemberById(db, memberId)
-        : undefined;
-      if (!member) return undefined;
-      return { accountId: String(member.id), claims: async () => ({ sub: String(member.id) }) };
+      // Read along with the token being used, when there is one (packages/db oidc-adapter.ts).
+      const usable = takeRememberedAccount(id) ?? (await memberMayUseTokens(db, id));
+      if (!usable) return undefined;
+      return { accountId: id, claims: async () => ({ sub: id }) };
     },
     interactions: { url: async (_ctx, interaction) => `/interaction/${interaction.uid}` },
     loadExistingGrant: existingGrantLoader(db),
@@ -125,4 +118,10 @@ export function providerConfiguration({ db, config, clients }: ProviderDependenc
     },
     renderError: renderErrorPage,
   };
+}
+
+/** An existing member who is not disabled (findMemberById leaves disabled members out). */
+async function memberMayUseTokens(db: Database, accountId: string): Promise<boolean> {
+  const memberId = Number(accountId);
+  return isRowId(memberId) && String(memberId) === accountId && (await findMemberById(db, memberId)) !== undefined;
 }
