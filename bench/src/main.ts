@@ -214,6 +214,16 @@ try {
           readyPath: '/healthz',
         })
       : undefined;
+  // The same statements behind Koa alone: what the framework the API is built on costs.
+  const bareKoa =
+    runs(1) || runs(3)
+      ? await start({
+          name: 'bare-koa',
+          script: 'bench/dist/bare-http.js',
+          env: { ...serviceEnv, BARE_FRAMEWORK: 'koa' },
+          readyPath: '/healthz',
+        })
+      : undefined;
   /** Extra processes live only for the scenarios that need them (their RSS samples stay). */
   const retire = async (service: Service | undefined) => {
     if (!service) return;
@@ -340,12 +350,14 @@ try {
       'bare-http': () => load(loadOptions((bareHttp as Service).url, asMember)),
       subject: () => load(loadOptions(api.url, asReader)),
       'api-no-limit': () => load(loadOptions(apiNoLimit.url, asReader)),
+      'bare-koa': () => load(loadOptions((bareKoa as Service).url, asMember)),
       bare: () => load(loadOptions(bare.url, asMember)),
     });
     await retire(apiNoLimit);
     comparisonRows('1. GET /v4/contacts/{id}, defaults, warm token', result, [
       { side: 'bare-http', label: 'bare node:http + pg, same query as a named prepared statement', target: 0.8 },
       { side: 'api-no-limit', label: 'contacts-api with API_RATE_LIMIT=0 (rate limits on ÷ off)', target: 0.9 },
+      { side: 'bare-koa', label: 'bare Koa + pg, same prepared statement (the framework alone)' },
       { side: 'bare', label: 'bare Koa + pg, same query (the earlier baseline)' },
     ]);
     log('1 done');
@@ -392,15 +404,18 @@ try {
     const result = await compare('s3', {
       'bare-http': () => load(loadOptions((bareHttp as Service).url, request({ 'x-member': String(writer.id) }))),
       subject: () => load(loadOptions(api.url, request(bearer(writerToken)))),
+      'bare-koa': () => load(loadOptions((bareKoa as Service).url, request({ 'x-member': String(writer.id) }))),
       bare: () => load(loadOptions(bare.url, request({ 'x-member': String(writer.id) }))),
     });
     comparisonRows('3. POST /v4/contacts (JSON), defaults', result, [
       { side: 'bare-http', label: 'bare node:http + pg, same INSERT as a named prepared statement', target: 0.8 },
+      { side: 'bare-koa', label: 'bare Koa + pg, same prepared INSERT (the framework alone)' },
       { side: 'bare', label: 'bare Koa + pg, one INSERT (the earlier baseline)' },
     ]);
     log('3 done');
   }
   await retire(bareHttp);
+  await retire(bareKoa);
 
   // The auth baselines of scenarios 4 and 5, up only while those run.
   const authMemory =

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import Koa from 'koa';
 import pg from 'pg';
 
 /**
@@ -49,37 +50,63 @@ const INSERT_RECORD_SQL = `with c as (
   select ${ROW_COLUMNS}, bc.name as business_category_name, r.name as referrer_name, null as image_sha256
   from c ${RECORD_JOINS}`;
 
-function json(res: ServerResponse, status: number, body: unknown): void {
+interface Answer {
+  status: number;
+  body: unknown;
+}
+
+/** The two statements, whatever serves them. */
+async function answer(method: string, url: string, member: number, body: () => Promise<string>): Promise<Answer> {
+  if (method === 'GET' && url === '/healthz') {
+    await pool.query('select 1');
+    return { status: 200, body: { status: 'ok' } };
+  }
+  if (method === 'GET' && url.startsWith('/v4/contacts/')) {
+    const id = Number(url.slice('/v4/contacts/'.length));
+    const { rows } = await pool.query({ name: 'contacts.find-record', text: FIND_RECORD_SQL, values: [member, id] });
+    return rows.length === 0 ? { status: 404, body: { error: 'not_found' } } : { status: 200, body: { data: rows[0] } };
+  }
+  if (method === 'POST' && url === '/v4/contacts') {
+    const input = JSON.parse(await body()) as Record<string, string | undefined>;
+    const values = [member, ...WRITABLE.map((column) => input[column] ?? null)];
+    const { rows } = await pool.query({ name: 'contacts.insert-record', text: INSERT_RECORD_SQL, values });
+    return { status: 201, body: { data: rows[0] } };
+  }
+  return { status: 404, body: { error: 'not_found' } };
+}
+
+async function readAll(stream: AsyncIterable<Buffer | string>): Promise<string> {
+  let text = '';
+  for await (const chunk of stream) text += chunk;
+  return text;
+}
+
+function json(res: ServerResponse, { status, body }: Answer): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const member = Number(req.headers['x-member']);
-  const url = req.url ?? '/';
-  if (req.method === 'GET' && url === '/healthz') {
-    await pool.query('select 1');
-    json(res, 200, { status: 'ok' });
-  } else if (req.method === 'GET' && url.startsWith('/v4/contacts/')) {
-    const id = Number(url.slice('/v4/contacts/'.length));
-    const { rows } = await pool.query({ name: 'contacts.find-record', text: FIND_RECORD_SQL, values: [member, id] });
-    if (rows.length === 0) json(res, 404, { error: 'not_found' });
-    else json(res, 200, { data: rows[0] });
-  } else if (req.method === 'POST' && url === '/v4/contacts') {
-    let text = '';
-    for await (const chunk of req) text += chunk;
-    const input = JSON.parse(text) as Record<string, string | undefined>;
-    const values = [member, ...WRITABLE.map((column) => input[column] ?? null)];
-    const { rows } = await pool.query({ name: 'contacts.insert-record', text: INSERT_RECORD_SQL, values });
-    json(res, 201, { data: rows[0] });
-  } else {
-    json(res, 404, { error: 'not_found' });
-  }
+function plainHandler(req: IncomingMessage, res: ServerResponse): void {
+  answer(req.method ?? 'GET', req.url ?? '/', Number(req.headers['x-member']), () => readAll(req))
+    .then((result) => json(res, result))
+    .catch((error: unknown) => json(res, { status: 500, body: { error: String(error) } }));
 }
 
-const server = createServer((req, res) => {
-  handle(req, res).catch((error: unknown) => json(res, 500, { error: String(error) }));
-});
+/**
+ * BARE_FRAMEWORK=koa: the same statements answered by one Koa middleware, the framework the API
+ * is built on, so that the run shows what Koa itself costs against bare node:http.
+ */
+function koaHandler(): (req: IncomingMessage, res: ServerResponse) => void {
+  const app = new Koa();
+  app.use(async (ctx) => {
+    const result = await answer(ctx.method, ctx.url, Number(ctx.get('x-member')), () => readAll(ctx.req));
+    ctx.status = result.status;
+    ctx.body = result.body;
+  });
+  return app.callback();
+}
+
+const server = createServer(process.env.BARE_FRAMEWORK === 'koa' ? koaHandler() : plainHandler);
 server.keepAliveTimeout = 65_000;
 server.listen(Number(process.env.PORT ?? 3010));
 process.once('SIGTERM', () => {
