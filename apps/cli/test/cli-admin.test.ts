@@ -134,7 +134,7 @@ describe('members', () => {
     expect(run.stdout).not.toMatch(/hash|grant_id|password/);
   });
 
-  it('set a new password: the old one stops working, the new one signs in', async () => {
+  it('set a new password: the old one stops working, the new one signs in, and the security log says so', async () => {
     const member = await aMember(database.db);
     const run = await runCli(
       ['member', 'set-password', '--member', String(member.id), '--password', 'new password 1'],
@@ -143,6 +143,7 @@ describe('members', () => {
     expect(run.json).toEqual({ id: member.id, password_changed: true });
     expect(await authenticateMember(database.db, member.email, member.password)).toBeUndefined();
     expect(await authenticateMember(database.db, member.email, 'new password 1')).toMatchObject({ id: member.id });
+    expect(await auditEvents(member.id)).toEqual(['password.changed']);
   });
 
   it('refuse a short password and an unknown member with exit code 2, changing nothing', async () => {
@@ -187,6 +188,7 @@ describe('members', () => {
     const enabled = await runCli(['member', 'enable', '--member', String(member.id)], env);
     expect(enabled.json).toMatchObject({ id: member.id, disabled_at: null });
     expect(await authenticateMember(database.db, member.email, member.password)).toMatchObject({ id: member.id });
+    expect(await auditEvents(member.id)).toEqual(expect.arrayContaining(['account.disabled', 'account.enabled']));
   });
 });
 

@@ -16,6 +16,8 @@ export type AuditEventName =
   | 'personal_token.revoked'
   | 'personal_token.reported_leaked'
   | 'password.changed'
+  | 'account.disabled'
+  | 'account.enabled'
   | 'session.signed_out'
   | 'refresh_token.reuse_detected';
 

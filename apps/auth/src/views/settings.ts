@@ -168,6 +168,8 @@ const EVENT_LABELS: Record<string, string> = {
   // [security]
   'personal_token.reported_leaked': 'A personal access token was reported as leaked and revoked',
   'password.changed': 'Changed the password',
+  'account.disabled': 'Account disabled by an administrator',
+  'account.enabled': 'Account enabled again by an administrator',
   'session.signed_out': 'Signed out a browser session',
 };
 

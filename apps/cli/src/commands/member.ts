@@ -74,6 +74,7 @@ export const memberCommands: Record<string, Command> = {
       const member = await existingMember(values, context);
       const password = requirePassword(values.password);
       await updateMemberPasswordHash(context.db, member.id, await hashSecret(password));
+      await context.audit('password.changed', { memberId: member.id, details: { by: 'administrator' } });
       return { id: member.id, password_changed: true };
     },
   },
@@ -88,6 +89,7 @@ export const memberCommands: Record<string, Command> = {
       const member = await existingMember(values, context);
       const disabled = await disableMember(context.db, member.id);
       if (!disabled) throw new UsageError(`no member has id ${member.id}`);
+      await context.audit('account.disabled', { memberId: member.id, details: { by: 'administrator' } });
       return {
         ...disabled.member,
         revoked_grants: disabled.revoked_grants,
@@ -102,7 +104,9 @@ export const memberCommands: Record<string, Command> = {
     required: ['member'],
     run: async (values, context) => {
       const member = await existingMember(values, context);
-      return { ...(await enableMember(context.db, member.id)) };
+      const enabled = await enableMember(context.db, member.id);
+      await context.audit('account.enabled', { memberId: member.id, details: { by: 'administrator' } });
+      return { ...enabled };
     },
   },
 };
