@@ -14,7 +14,7 @@ describe('the auth configuration', () => {
     ['MIGRATE_ON_START', 'yes', 'MIGRATE_ON_START must be true or false, got "yes"'],
     ['ACCESS_TOKEN_TTL', '1.5', 'ACCESS_TOKEN_TTL must be an integer >= 1, got "1.5"'],
     ['TOKEN_RATE_LIMIT', '-1', 'TOKEN_RATE_LIMIT must be an integer >= 0, got "-1"'],
-    ['PUBLIC_URL', 'localhost', 'PUBLIC_URL must be an absolute URL, got "localhost"'],
+    ['PUBLIC_URL', 'localhost', 'PUBLIC_URL must be an absolute http or https URL, got "localhost"'],
   ])('refuses a malformed %s, naming it and the form it expects', async (name, value, message) => {
     const loading = loadAuthConfig({ [name]: value }, { port: 3001 });
     await expect(loading).rejects.toThrow(ConfigError);

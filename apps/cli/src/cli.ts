@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { InputError } from '@contacts/auth';
 import { DatabaseNotReadyError, UsageError, withCommandContext } from './cli-context';
 import { type Command, type CommandValues, commands, soloCommands } from './commands/index';
+import { wantsStackTraces } from './config';
 import { commandHelp, nounHelp, toolHelp } from './help';
 
 /**
@@ -61,7 +62,7 @@ main(process.argv.slice(2)).then(
     }
     // Unexpected: the message, and the stack only when asked for (CLI_DEBUG=1).
     const { message, stack } = error as Error;
-    process.stderr.write(`error: ${process.env.CLI_DEBUG ? (stack ?? message) : (message ?? String(error))}\n`);
+    process.stderr.write(`error: ${wantsStackTraces(process.env) ? (stack ?? message) : (message ?? String(error))}\n`);
     process.exit(1);
   },
 );

@@ -1,7 +1,8 @@
 import { createAuthServer, loadAuthConfig } from '@contacts/auth';
-import { createLogger, isContactsApiPath, serve } from '@contacts/config';
+import { createLogger, isContactsApiPath, refuseToStart, serve } from '@contacts/config';
 import { createContactsApi, loadContactsApiConfig } from '@contacts/contacts-api';
 import { openServiceDatabase, type ServiceDatabase } from '@contacts/db';
+import { type PlatformSettings, platformSettingsFrom } from './config';
 import { explainDatabaseFailure } from './database-failure';
 
 /**
@@ -10,15 +11,13 @@ import { explainDatabaseFailure } from './database-failure';
  * one base URL, dispatching by path as the production gateway does.
  */
 const logger = createLogger('platform');
-const port = Number(process.env.PORT ?? 3000);
-const publicUrl = (process.env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/$/, '');
-const env: NodeJS.ProcessEnv = {
-  ...process.env,
-  PORT: String(port),
-  PUBLIC_URL: publicUrl,
-  AUTH_URL: publicUrl,
-  AUTH_INTERNAL_URL: process.env.AUTH_INTERNAL_URL ?? `http://127.0.0.1:${port}`,
-};
+const { port, publicUrl, env }: PlatformSettings = (() => {
+  try {
+    return platformSettingsFrom(process.env);
+  } catch (error) {
+    return refuseToStart('pnpm start')(error);
+  }
+})();
 
 let database: ServiceDatabase;
 try {

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exited, freePort, postgresProcessesFor, runCli, startPlatform } from './support';
+import { exited, freePort, postgresProcessesFor, runCli, runLauncher, startPlatform } from './support';
 
 /** `pnpm start` with the zero-setup embedded database, in a data folder of its own. */
 describe('pnpm start with the embedded database', () => {
@@ -68,5 +68,16 @@ describe('pnpm start with the embedded database', () => {
     expect(run.code).toBe(0);
     expect(run.json).toEqual({ id: expect.any(Number), name: 'Offline' });
     expect(await postgresProcessesFor(dataDir)).toEqual([]);
+  });
+});
+
+describe('pnpm start with a typo in a setting', () => {
+  it.each([
+    ['PORT', '30o0', 'PORT must be an integer >= 1, got "30o0"'],
+    ['PUBLIC_URL', 'localhost:3000', 'PUBLIC_URL must be an absolute http or https URL, got "localhost:3000"'],
+  ])('stops at once with one line naming %s, exit code 1, no stack trace', async (name, value, message) => {
+    const run = await runLauncher({ [name]: value });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(`pnpm start cannot start: ${message}\n`);
   });
 });

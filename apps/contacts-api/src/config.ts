@@ -60,3 +60,11 @@ export async function loadContactsApiConfig(
     runtime: serviceRuntimeFrom(env),
   };
 }
+
+/**
+ * Under NODE_ENV=test every route's answer is checked against its declared contract
+ * (http/guard.ts): a success that breaks its declaration fails the test as a 500.
+ */
+export function checksResponseContracts(env: NodeJS.ProcessEnv): boolean {
+  return env.NODE_ENV === 'test';
+}

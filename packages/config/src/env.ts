@@ -10,14 +10,14 @@ export function integerFrom(env: NodeJS.ProcessEnv, name: string, fallback: numb
   return value;
 }
 
+/** An http(s) URL without a trailing slash ("localhost:3000" parses as a URL of scheme "localhost:", and is refused). */
 export function urlFrom(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
   const raw = env[name] || fallback;
-  try {
-    const url = new URL(raw);
-    return url.toString().replace(/\/$/, '');
-  } catch {
-    throw new ConfigError(`${name} must be an absolute URL, got "${raw}"`);
+  const url = URL.parse(raw);
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
+    throw new ConfigError(`${name} must be an absolute http or https URL, got "${raw}"`);
   }
+  return url.toString().replace(/\/$/, '');
 }
 
 export function booleanFrom(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {

@@ -1,6 +1,7 @@
 import { type ContactScope, type FieldErrors, validate } from '@contacts/schemas';
 import type { Context, Middleware } from 'koa';
 import type { z } from 'zod';
+import { checksResponseContracts } from '../config';
 import { bodyOf } from './body';
 import { ApiError, validationFailed } from './errors';
 
@@ -69,7 +70,7 @@ export function contractOf(middleware: unknown): AnyContract | undefined {
   return typeof middleware === 'function' ? contracts.get(middleware as Middleware) : undefined;
 }
 
-const checksResponses = process.env.NODE_ENV === 'test';
+const checksResponses = checksResponseContracts(process.env);
 
 export function koaGuard<
   P extends z.ZodType | undefined = undefined,
