@@ -1,5 +1,6 @@
 export { type AuthServer, createAuthServer } from './app';
 export { type AuthConfig, loadAuthConfig } from './config';
+export { listAuthorizedApplications } from './lib/applications';
 export { type Audit, auditTrail } from './lib/audit';
 export * from './lib/business-categories';
 export * from './lib/groups';

@@ -134,6 +134,30 @@ describe('members', () => {
     expect(run.stdout).not.toMatch(/hash|grant_id|password/);
   });
 
+  it('show the API documentation among the authorized apps once the member approved it, as the settings page does', async () => {
+    const member = await aMember(database.db);
+    const iat = Math.floor(Date.now() / 1000);
+    // A consent as oidc-provider stores it when the member approves the docs' Swagger UI.
+    await database.db('oidc_models').insert({
+      model: 'Grant',
+      id_hash: `docs-grant-${member.id}`,
+      payload: JSON.stringify({ jti: `docs-grant-${member.id}`, iat, resources: { 'urn:contacts-api': 'contacts:read' } }),
+      grant_id: `docs-grant-${member.id}`,
+      account_id: String(member.id),
+      client_id: 'contacts-api-docs',
+      expires_at: new Date(Date.now() + 3_600_000),
+    });
+    const run = await runCli(['member', 'show', '--member', String(member.id)], env);
+    expect((run.json as { authorized_apps: unknown[] }).authorized_apps).toEqual([
+      {
+        client_id: 'contacts-api-docs',
+        client_name: 'API documentation (Swagger UI)',
+        scope: 'contacts:read',
+        granted_at: new Date(iat * 1000).toISOString(),
+      },
+    ]);
+  });
+
   it('set a new password: the old one stops working, the new one signs in, and the security log says so', async () => {
     const member = await aMember(database.db);
     const run = await runCli(

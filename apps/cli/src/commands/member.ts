@@ -1,7 +1,6 @@
-import { hashSecret, registerMember, requirePassword } from '@contacts/auth';
+import { hashSecret, listAuthorizedApplications, registerMember, requirePassword } from '@contacts/auth';
 import {
   findMemberRecord,
-  listGrantsOfMember,
   listGroupsOfMember,
   listMembersPage,
   listOAuthClientsOf,
@@ -53,7 +52,8 @@ export const memberCommands: Record<string, Command> = {
         listGroupsOfMember(db, member.id),
         listOAuthClientsOf(db, member.id),
         listPersonalAccessTokensOf(db, member.id),
-        listGrantsOfMember(db, String(member.id)),
+        // The settings page's list, the API documentation's built-in client included.
+        listAuthorizedApplications(db, member.id),
       ]);
       return {
         ...member,
