@@ -141,7 +141,11 @@ describe('members', () => {
     await database.db('oidc_models').insert({
       model: 'Grant',
       id_hash: `docs-grant-${member.id}`,
-      payload: JSON.stringify({ jti: `docs-grant-${member.id}`, iat, resources: { 'urn:contacts-api': 'contacts:read' } }),
+      payload: JSON.stringify({
+        jti: `docs-grant-${member.id}`,
+        iat,
+        resources: { 'urn:contacts-api': 'contacts:read' },
+      }),
       grant_id: `docs-grant-${member.id}`,
       account_id: String(member.id),
       client_id: 'contacts-api-docs',

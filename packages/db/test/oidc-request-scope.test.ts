@@ -164,7 +164,11 @@ describe('the oidc adapter in a token request', () => {
   });
 
   it("reads whether a token's member may use it with the token, and forgets it once taken", async () => {
-    const member = await insertMember(database.db, { email: `${anId('m')}@example.test`, name: 'M', password_hash: 'x' });
+    const member = await insertMember(database.db, {
+      email: `${anId('m')}@example.test`,
+      name: 'M',
+      password_hash: 'x',
+    });
     const accountId = String(member.id);
     const accessId = anId('access');
     await adapterFor('AccessToken').upsert(accessId, { jti: accessId, grantId: anId('grant'), accountId }, 3600);
