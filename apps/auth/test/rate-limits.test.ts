@@ -102,8 +102,9 @@ describe('token endpoint rate limit per client', () => {
         statuses.push(response.status);
       }
       expect(statuses).toEqual([400, 400, 429]);
+      // The counts reach Redis at a flush once the service's client has connected (in the background).
       await vi.waitFor(async () => expect(await redis.keys(`token_client:${client.client_id}`)).toHaveLength(1), {
-        timeout: 10_000,
+        timeout: 20_000,
       });
       expect(await withRedis.database.db('rate_limits').count({ n: '*' }).first()).toEqual({ n: 0 });
     } finally {

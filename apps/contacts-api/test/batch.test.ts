@@ -77,6 +77,14 @@ describe('POST /v4/contacts/batch', () => {
         ],
         'operations[1].contact.email',
       ],
+      [
+        [
+          { op: 'create', contact: { name: 'First', email: 'twice@example.test' } },
+          { op: 'create', contact: { name: 'Between' } },
+          { op: 'create', contact: { name: 'Second', email: 'Twice@example.test' } },
+        ],
+        'operations[2].contact.email',
+      ],
     ];
     for (const [operations, key] of cases) {
       const { status, body } = await batch(client, operations);
@@ -85,6 +93,31 @@ describe('POST /v4/contacts/batch', () => {
       expect(Object.keys(body.error.fields ?? {}), key).toEqual([key]);
     }
     expect(await countOf(client)).toBe(before);
+  });
+
+  it('answers a run of creates in the order given, each with its own new id, around other operations', async () => {
+    const client = await aClient(stack);
+    const existing = await aContact(stack.db, client.member);
+    const names = Array.from({ length: 60 }, (_, i) => `Run ${i}`);
+    const { status, body } = await batch(client, [
+      ...names
+        .slice(0, 30)
+        .map((name) => ({ op: 'create', contact: { name, email: `${name.replace(' ', '-')}@example.test` } })),
+      { op: 'update', id: existing, contact: { name: 'Updated between' } },
+      ...names.slice(30).map((name) => ({ op: 'create', contact: { name } })),
+    ]);
+    expect(status).toBe(200);
+    const created = (body.data as Array<{ id: number; name: string; email: string | null }>).filter((row) =>
+      row.name.startsWith('Run '),
+    );
+    expect(created.map((row) => row.name)).toEqual(names);
+    expect(new Set(created.map((row) => row.id)).size).toBe(60);
+    expect(body.data[30]).toMatchObject({ id: existing, name: 'Updated between' });
+    expect(created[0]?.email).toBe('Run-0@example.test');
+    for (const row of created) {
+      const read = await stack.db('contacts').where({ id: row.id }).first('name', 'owner_id');
+      expect(read).toEqual({ name: row.name, owner_id: client.member.id });
+    }
   });
 
   it('validates every operation first and lists every problem under its operation key', async () => {

@@ -124,7 +124,7 @@ describe('rate limit per token', () => {
       for (let n = 0; n < 4; n++) statuses.push((await client.json('/v4/contacts')).status);
       expect(statuses).toEqual([200, 200, 200, 429]);
       await vi.waitFor(async () => expect(await redis.get(`api_token:${tokenHash(client.token)}`)).toBe('3'), {
-        timeout: 10_000,
+        timeout: 20_000,
       });
       expect(await withRedis.db('rate_limits').count({ n: '*' }).first()).toEqual({ n: 0 });
     } finally {

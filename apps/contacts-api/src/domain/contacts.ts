@@ -10,6 +10,7 @@ import {
   findOwnedContactIdByEmail,
   insertContact,
   insertContactRecord,
+  insertContactRecords,
   isDuplicateContactEmail,
   isGroupGuestContact,
   isGroupMember,
@@ -75,6 +76,23 @@ export async function createContact(
     if (image) await putContactImage(trx, id, image);
     return (await findContactRecord(trx, memberId, id))!;
   });
+}
+
+/**
+ * Creates several contacts, in order, under the same rules as createContact. Contacts that link
+ * nothing (no category, group or referrer) are written by one statement; otherwise one at a time.
+ */
+export async function createContacts(
+  db: Database,
+  memberId: number,
+  contacts: readonly NewContact[],
+): Promise<ContactRecord[]> {
+  if (contacts.some(hasReferences)) {
+    const records: ContactRecord[] = [];
+    for (const contact of contacts) records.push(await createContact(db, memberId, contact));
+    return records;
+  }
+  return insertOrExplain(() => insertContactRecords(db, memberId, contacts));
 }
 
 export interface UpdateOptions {

@@ -172,6 +172,34 @@ export async function insertContactRecord(db: Queryable, ownerId: number, column
   return record!;
 }
 
+/**
+ * Inserts several contacts and reads them back as records, in one statement: what a batch of
+ * creates costs instead of one round trip per contact. The records come back in the order given
+ * (the ids are drawn in that order within the statement). Not a named statement: its text varies
+ * with the number of contacts.
+ */
+export async function insertContactRecords(
+  db: Queryable,
+  ownerId: number,
+  contacts: readonly NewContact[],
+): Promise<ContactRecord[]> {
+  if (contacts.length === 0) return [];
+  const tuple = `(?, ${WRITABLE_COLUMNS.map(() => '?').join(', ')})`;
+  const values = contacts.flatMap((columns) => [ownerId, ...WRITABLE_COLUMNS.map((column) => columns[column] ?? null)]);
+  const { rows } = await db.raw<{ rows: ContactRecord[] }>(
+    `with c as (
+      insert into contacts (owner_id, ${WRITABLE_COLUMNS.join(', ')})
+      values ${contacts.map(() => tuple).join(', ')}
+      returning ${CONTACT_COLUMNS.join(', ')}
+    )
+    select ${ROW_COLUMNS}, bc.name as business_category_name, r.name as referrer_name, null as image_sha256
+    from c ${RECORD_JOINS}
+    order by c.id`,
+    values as Knex.Value[],
+  );
+  return rows;
+}
+
 /** Updates the given columns (and updated_at, always: an image change is a change too). */
 export async function updateContact(
   db: Queryable,

@@ -13,7 +13,7 @@ import {
 } from '@contacts/schemas';
 import { Router } from '@koa/router';
 import { z } from 'zod';
-import { createContact, deleteContacts, updateContactFields } from '../../domain/contacts';
+import { createContact, createContacts, deleteContacts, updateContactFields } from '../../domain/contacts';
 import { DomainError } from '../../domain/errors';
 import { parseBody } from '../../http/body';
 import { ApiError, validationFailed } from '../../http/errors';
@@ -62,11 +62,22 @@ export function batchRoutes({ db, publicUrl, write, rateLimit }: RouteDependenci
 
     const results = await db.transaction(async (trx) => {
       const done: BatchResult[] = [];
-      for (const [index, operation] of operations.value.entries()) {
-        try {
-          done.push(await apply(trx, memberId, operation));
-        } catch (error) {
-          throw error instanceof DomainError ? explain(error, index) : error;
+      const all = operations.value;
+      for (let index = 0; index < all.length; ) {
+        const creates = createsFrom(all, index);
+        if (creates.length > 1 && (await createTogether(trx, memberId, creates, done))) {
+          index += creates.length;
+          continue;
+        }
+        // One at a time: any other operation, or creates that a rule refused together, so that
+        // the refusal names its operation.
+        for (const operation of creates.length > 1 ? creates : [all[index] as BatchOperationV4]) {
+          try {
+            done.push(await apply(trx, memberId, operation));
+          } catch (error) {
+            throw error instanceof DomainError ? explain(error, index) : error;
+          }
+          index += 1;
         }
       }
       return done;
@@ -74,6 +85,30 @@ export function batchRoutes({ db, publicUrl, write, rateLimit }: RouteDependenci
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { data: results };
   });
+
+  /**
+   * A run of creates written by one statement (createContacts), in a savepoint: when a rule
+   * refuses one of them, nothing of the run stays and false says to replay it one by one.
+   */
+  async function createTogether(
+    trx: Database,
+    memberId: number,
+    creates: Array<Extract<BatchOperationV4, { op: 'create' }>>,
+    done: BatchResult[],
+  ): Promise<boolean> {
+    const contacts = creates.map((operation) => {
+      const changes = v4InputToChanges(operation.contact);
+      return changes as typeof changes & { name: string };
+    });
+    try {
+      const records = await trx.transaction((savepoint) => createContacts(savepoint, memberId, contacts));
+      done.push(...records.map(serialize));
+      return true;
+    } catch (error) {
+      if (error instanceof DomainError) return false;
+      throw error;
+    }
+  }
 
   async function apply(trx: Database, memberId: number, operation: BatchOperationV4): Promise<BatchResult> {
     switch (operation.op) {
@@ -99,6 +134,20 @@ export function batchRoutes({ db, publicUrl, write, rateLimit }: RouteDependenci
   }
 
   return router;
+}
+
+/** The creates that follow one another from `start` on (none when the operation there is no create). */
+function createsFrom(
+  operations: readonly BatchOperationV4[],
+  start: number,
+): Array<Extract<BatchOperationV4, { op: 'create' }>> {
+  const creates: Array<Extract<BatchOperationV4, { op: 'create' }>> = [];
+  for (let index = start; index < operations.length; index += 1) {
+    const operation = operations[index] as BatchOperationV4;
+    if (operation.op !== 'create') break;
+    creates.push(operation);
+  }
+  return creates;
 }
 
 /** A refused operation, as the batch's answer: 412 for a stale if_match, else 422 keyed by operation. */
