@@ -31,16 +31,17 @@ export function clientDirectory(db: Database, logger: Logger): ClientDirectory {
   const cache = new LRUCache<string, OAuthClientRow>({ max: CACHED_CLIENTS, ttl: CACHE_TTL_MS });
   // Bumped by every announcement: a row read before one arrived may be the old row, and is not kept.
   let generation = 0;
+  const forget = (clientId: string) => {
+    generation += 1;
+    cache.delete(clientId);
+  };
   const forgetAll = () => {
     generation += 1;
     cache.clear();
   };
   const listener = listenForNotifications(db, {
     channel: OAUTH_CLIENT_CHANGES_CHANNEL,
-    onNotification(clientId) {
-      generation += 1;
-      cache.delete(clientId);
-    },
+    onNotification: forget,
     onStateChange(listening, error) {
       forgetAll();
       if (!listening)
@@ -57,10 +58,7 @@ export function clientDirectory(db: Database, logger: Logger): ClientDirectory {
       if (row && listener.listening && readAt === generation) cache.set(clientId, row);
       return row;
     },
-    forget(clientId) {
-      generation += 1;
-      cache.delete(clientId);
-    },
+    forget,
     close: () => listener.close(),
   };
 }
