@@ -12,6 +12,7 @@ import { unknownMethods } from './http/unknown-methods';
 import { auditTrail } from './lib/audit';
 import { type PersonalTokens, personalTokens } from './lib/personal-tokens';
 import { signInGuard } from './lib/sign-in-guard';
+import { accessTokenMemory } from './provider/access-token-memory';
 import { clientDirectory } from './provider/client-directory';
 import { auditRefreshTokenReuse } from './provider/events';
 import { createProvider } from './provider/index';
@@ -50,7 +51,8 @@ export async function createAuthServer({
   configureProvider,
 }: AuthServerDependencies): Promise<AuthServer> {
   const clients = clientDirectory(db, logger);
-  const provider = createProvider({ db, config, logger, clients }, configureProvider);
+  const accessTokens = accessTokenMemory(db, logger);
+  const provider = createProvider({ db, config, logger, clients, accessTokens }, configureProvider);
   const tokens = personalTokens(provider, db);
   const audit = auditTrail(db, logger);
   auditRefreshTokenReuse(provider, audit);
@@ -96,6 +98,6 @@ export async function createAuthServer({
     app,
     provider,
     personalTokens: tokens,
-    close: () => Promise.all([janitor.stop(), clients.close()]).then(() => undefined),
+    close: () => Promise.all([janitor.stop(), clients.close(), accessTokens.close()]).then(() => undefined),
   };
 }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeAuthorizedApp } from '../src/lib/authorized-apps';
 import { deleteClient } from '../src/lib/registered-applications';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
-import { aMember, anApplication } from './support/factories';
+import { aMember, anAccessToken, anApplication } from './support/factories';
 
 let server: RunningAuthServer;
 let listener: pg.Client;
@@ -49,12 +49,12 @@ describe('revocations are announced to the resource servers by token hash', () =
   it('announces tokens of a deleted application and of a withdrawn approval', async () => {
     const member = await aMember(server.database.db);
     const app = await anApplication(server.database.db, { owner: member });
-    const token = await mintOAuthAccessToken(member.id, app.client_id);
+    const token = await anAccessToken(server.auth.provider, { memberId: member.id, clientId: app.client_id });
     await deleteClient(server.database.db, member.id, app.client_id);
     expect(await announced(tokenHash(token))).toBe(true);
 
     const other = await anApplication(server.database.db, { owner: member });
-    const second = await mintOAuthAccessToken(member.id, other.client_id);
+    const second = await anAccessToken(server.auth.provider, { memberId: member.id, clientId: other.client_id });
     await revokeAuthorizedApp(server.database.db, member.id, other.client_id);
     expect(await announced(tokenHash(second))).toBe(true);
   });
@@ -62,26 +62,8 @@ describe('revocations are announced to the resource servers by token hash', () =
   it('announces an access token revoked at the revocation endpoint', async () => {
     const member = await aMember(server.database.db);
     const app = await anApplication(server.database.db, { owner: member });
-    const token = await mintOAuthAccessToken(member.id, app.client_id);
+    const token = await anAccessToken(server.auth.provider, { memberId: member.id, clientId: app.client_id });
     expect((await revoke(token, app.client_id, app.client_secret as string)).status).toBe(200);
     expect(await announced(tokenHash(token))).toBe(true);
   });
 });
-
-/** An access token for a client, minted the way the token endpoint does, under a real grant. */
-async function mintOAuthAccessToken(memberId: number, clientId: string): Promise<string> {
-  const { provider } = server.auth;
-  const grant = new provider.Grant({ accountId: String(memberId), clientId });
-  grant.addResourceScope('urn:member-contacts:contacts-api', '*');
-  const grantId = await grant.save();
-  const client = await provider.Client.find(clientId);
-  if (!client) throw new Error('client not found');
-  const token = new provider.AccessToken({
-    accountId: String(memberId),
-    client,
-    grantId,
-    scope: '*',
-    gty: 'authorization_code',
-  });
-  return token.save();
-}

@@ -49,12 +49,32 @@ export interface OidcAdapterOptions {
    * lost the response may retry); 0 or undefined: never, every reuse is treated as theft.
    */
   refreshTokenReuseGrace?: number | undefined;
+  /**
+   * Where access-token lookups are kept between requests (introspection asks about the same
+   * tokens again and again); without it every lookup reads the table.
+   */
+  accessTokenMemory?: TokenLookupMemory | undefined;
+}
+
+/**
+ * Keeps what find() read for a token, keyed by the id's hash. How long an entry stays and how it
+ * learns of revocations is the memory's business (apps/auth provider/access-token-memory.ts);
+ * the adapter only promises to call startRead() before a read and keep() after it, so that a
+ * read that raced with a revocation can be recognised and left out.
+ */
+export interface TokenLookupMemory {
+  /** A lookup kept earlier that is still true once every revocation committed before the call has been seen. */
+  recall(idHash: string): Promise<TokenLookup | undefined>;
+  /** Marks the start of a read; hand the mark to keep(). */
+  startRead(): number;
+  keep(idHash: string, lookup: TokenLookup, readAt: number): void;
 }
 
 /** What find() needs of a row; listed rather than `*` because the lookups are prepared statements. */
 const STORED_COLUMNS = ['payload', 'consumed_at'];
 type StoredRow = Pick<OidcModelRow, 'payload' | 'consumed_at'>;
-type FoundRow = StoredRow & {
+/** What find() reads for a token: its row, its grant and its member. */
+export type TokenLookup = StoredRow & {
   grant_payload?: AdapterPayload | null;
   /** The token's member, when its account id names one, and whether it is enabled. */
   member_id?: number | null;
@@ -124,9 +144,26 @@ export function createOidcAdapterClass(
         const remembered = takeRememberedGrant(id);
         if (remembered) return withRestoredId({ payload: remembered, consumed_at: null }, id);
       }
-      // A token's grant and member come along (oidc-provider asks for them next): one round trip, not three.
+      const idHash = tokenHash(id);
+      const memory = this.model === 'AccessToken' ? options.accessTokenMemory : undefined;
+      let row = await memory?.recall(idHash);
+      if (!row) {
+        const readAt = memory?.startRead();
+        row = await this.read(idHash);
+        if (row && memory && readAt !== undefined) memory.keep(idHash, row, readAt);
+      }
+      if (!row) return undefined;
+      const grantId = row.payload.grantId;
+      if (row.grant_payload && typeof grantId === 'string') rememberGrant(grantId, row.grant_payload);
+      if (row.member_id != null) rememberAccount(String(row.member_id), row.member_enabled === true);
+      // A refresh token used within the grace period still looks unused to oidc-provider.
+      return withRestoredId(row.in_grace ? { ...row, consumed_at: null } : row, id);
+    }
+
+    /** One round trip: a token's grant and member come along (oidc-provider asks for them next), not three. */
+    private read(idHash: string): Promise<TokenLookup | undefined> {
       const withGrant = GRANT_BEARING_MODELS.has(this.model);
-      const query = pool('oidc_models as t').where({ 't.model': this.model, 't.id_hash': tokenHash(id) });
+      const query = pool('oidc_models as t').where({ 't.model': this.model, 't.id_hash': idHash });
       if (withGrant) {
         query
           .leftJoin('oidc_models as g', (join) => join.on('g.grant_id', '=', 't.grant_id').andOnVal('g.model', 'Grant'))
@@ -135,8 +172,8 @@ export function createOidcAdapterClass(
             join.on('m.id', '=', pool.raw("case when t.account_id ~ '^[1-9][0-9]{0,8}$' then t.account_id::int end")),
           );
       }
-      const row = await query
-        .first<FoundRow | undefined>([
+      return query
+        .first<TokenLookup | undefined>([
           't.payload',
           't.consumed_at',
           ...(withGrant
@@ -145,12 +182,6 @@ export function createOidcAdapterClass(
           ...(this.graced ? [pool.raw('t.consumed_at > now() - make_interval(secs => ?) as in_grace', [grace])] : []),
         ])
         .options(preparedAs(`oidc_models.find${withGrant ? ':with-grant' : ''}${this.graced ? ':graced' : ''}`));
-      if (!row) return undefined;
-      const grantId = row.payload.grantId;
-      if (row.grant_payload && typeof grantId === 'string') rememberGrant(grantId, row.grant_payload);
-      if (row.member_id != null) rememberAccount(String(row.member_id), row.member_enabled === true);
-      // A refresh token used within the grace period still looks unused to oidc-provider.
-      return withRestoredId(row.in_grace ? { ...row, consumed_at: null } : row, id);
     }
 
     private get graced(): boolean {

@@ -2,6 +2,7 @@ import type { Logger } from '@contacts/config';
 import { createOidcAdapterClass, type Database, findMemberById, isRowId, takeRememberedAccount } from '@contacts/db';
 import { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { AuthConfig } from '../config';
+import type { AccessTokenMemory } from './access-token-memory';
 import type { ClientDirectory } from './client-directory';
 import { clientMetadataSource } from './client-metadata';
 import { dpopFeature } from './dpop';
@@ -15,6 +16,7 @@ export interface ProviderDependencies {
   config: AuthConfig;
   logger: Logger;
   clients: ClientDirectory;
+  accessTokens: AccessTokenMemory;
 }
 
 /**
@@ -23,13 +25,14 @@ export interface ProviderDependencies {
  * public ones), refresh tokens rotated on every use, opaque access tokens, introspection and
  * revocation. OpenID Connect extras that nobody here uses are switched off.
  */
-export function providerConfiguration({ db, config, clients }: ProviderDependencies): Configuration {
+export function providerConfiguration({ db, config, clients, accessTokens }: ProviderDependencies): Configuration {
   const introspectionClientId = config.secrets.introspectionClientId;
   return {
     adapter: createOidcAdapterClass(db, {
       findClient: clientMetadataSource(clients, config),
       consumedTwiceError,
       refreshTokenReuseGrace: config.refreshTokenReuseGrace,
+      accessTokenMemory: accessTokens,
     }),
     jwks: config.secrets.jwks as Configuration['jwks'],
     cookies: {

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from '@contacts/db';
+import type Provider from 'oidc-provider';
 import { registerClient, registerMember } from '../../src/index';
+import { CONTACTS_API_RESOURCE } from '../../src/provider/scopes';
 
 let sequence = 0;
 
@@ -42,4 +44,24 @@ export async function anApplication(
     isPublic: options.public ?? false,
   });
   return { client_id: client.client_id, client_secret: client.client_secret, redirect_uri: redirectUri, owner };
+}
+
+/** An access token for a client, minted the way the token endpoint does, under a real grant. */
+export async function anAccessToken(
+  provider: Provider,
+  { memberId, clientId, scope = '*' }: { memberId: number; clientId: string; scope?: string },
+): Promise<string> {
+  const grant = new provider.Grant({ accountId: String(memberId), clientId });
+  grant.addResourceScope(CONTACTS_API_RESOURCE, scope);
+  const grantId = await grant.save();
+  const client = await provider.Client.find(clientId);
+  if (!client) throw new Error(`no client ${clientId}`);
+  const token = new provider.AccessToken({
+    accountId: String(memberId),
+    client,
+    grantId,
+    scope,
+    gty: 'authorization_code',
+  });
+  return token.save();
 }

@@ -3,6 +3,7 @@ import {
   type Database,
   listenForNotifications,
   type NotificationListener,
+  readTokenRevocationNotice,
   TOKEN_REVOCATION_CHANNEL,
 } from '@contacts/db';
 
@@ -22,18 +23,11 @@ export function listenForRevocations(db: Database, handlers: RevocationHandlers,
   return listenForNotifications(db, {
     channel: TOKEN_REVOCATION_CHANNEL,
     onNotification(payload) {
-      let notice: { token_hashes?: unknown };
-      try {
-        notice = JSON.parse(payload) as typeof notice;
-      } catch {
+      const hashes = readTokenRevocationNotice(payload);
+      if (!hashes) {
         logger.warn('unreadable token revocation notice; forgetting every cached token');
         handlers.revokeAll();
-        return;
-      }
-      const hashes = Array.isArray(notice.token_hashes)
-        ? notice.token_hashes.filter((hash): hash is string => typeof hash === 'string')
-        : [];
-      if (hashes.length > 0) handlers.revoke(hashes);
+      } else if (hashes.length > 0) handlers.revoke(hashes);
     },
     onStateChange(listening, error) {
       // Whatever was announced while we were not listening is lost: start from nothing.

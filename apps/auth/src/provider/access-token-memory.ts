@@ -1,0 +1,86 @@
+import type { Logger } from '@contacts/config';
+import {
+  type Database,
+  listenForNotifications,
+  readTokenRevocationNotice,
+  TOKEN_REVOCATION_CHANNEL,
+  type TokenLookup,
+  type TokenLookupMemory,
+} from '@contacts/db';
+import { LRUCache } from 'lru-cache';
+
+/**
+ * Access-token lookups kept in memory per auth process: resource servers introspect the same
+ * tokens again and again, and an access token never changes once issued, it only ends (expiry or
+ * revocation). Expiry bounds each entry's life; revocations are announced by whoever revokes, on
+ * the same channel the contacts API follows (TOKEN_REVOCATION_CHANNEL), and drop the entry.
+ *
+ * Revoked means refused at once, on every replica: an entry is only answered after a round trip
+ * on the LISTEN connection (`sync`, shared by concurrent requests), so that a revocation
+ * committed before the request arrived, on any replica or by the CLI, has already dropped it. A
+ * lookup that was read while any revocation arrived may be the row from just before it, and is
+ * not kept. While announcements are not flowing (the LISTEN connection is down) nothing is
+ * trusted and every lookup reads the table.
+ */
+export interface AccessTokenMemory extends TokenLookupMemory {
+  readonly size: number;
+  close(): Promise<void>;
+}
+
+/** Bounds the memory held (~1.5 kB an entry, ~30 MB at most); the least recently used go first. */
+const REMEMBERED_TOKENS = 20_000;
+/** However long the token has left, an entry is read again after this long. */
+const MAX_ENTRY_MS = 60_000;
+
+export function accessTokenMemory(db: Database, logger: Logger): AccessTokenMemory {
+  const entries = new LRUCache<string, TokenLookup>({ max: REMEMBERED_TOKENS, ttl: MAX_ENTRY_MS });
+  // Bumped by every announcement: a lookup read before one arrived may be stale, and is not kept.
+  let generation = 0;
+  const listener = listenForNotifications(db, {
+    channel: TOKEN_REVOCATION_CHANNEL,
+    onNotification(payload) {
+      generation += 1;
+      const hashes = readTokenRevocationNotice(payload);
+      if (!hashes) entries.clear();
+      else for (const hash of hashes) entries.delete(hash);
+    },
+    onStateChange(listening, error) {
+      generation += 1;
+      entries.clear();
+      if (!listening)
+        logger.warn({ err: error }, 'token revocation listener down; reading every access token from the database');
+    },
+  });
+
+  return {
+    async recall(idHash) {
+      if (!listener.listening || !entries.has(idHash)) return undefined;
+      try {
+        await listener.sync();
+      } catch {
+        return undefined;
+      }
+      return listener.listening ? entries.get(idHash) : undefined;
+    },
+    startRead: () => generation,
+    keep(idHash, lookup, readAt) {
+      if (!listener.listening || readAt !== generation) return;
+      const expiresAt = typeof lookup.payload.exp === 'number' ? lookup.payload.exp * 1000 : Number.POSITIVE_INFINITY;
+      const ttl = Math.min(MAX_ENTRY_MS, expiresAt - Date.now());
+      if (ttl > 0) entries.set(idHash, deepFreeze(lookup), { ttl });
+    },
+    get size() {
+      return entries.size;
+    },
+    close: () => listener.close(),
+  };
+}
+
+/** Each request gets the same objects: frozen, so that nobody can change what the next one reads. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}

@@ -1,0 +1,121 @@
+import { revokeOidcModels, tokenHash } from '@contacts/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningAuthServer, startAuthServer } from './support/auth-server';
+import { aMember, anAccessToken, anApplication } from './support/factories';
+
+/**
+ * Each auth process keeps the access tokens it has looked up (provider/access-token-memory.ts).
+ * Revocations reach it only through PostgreSQL's announcement; these tests revoke straight on
+ * the database, as another replica or the CLI would, and expect the very next introspection,
+ * with no waiting, to know.
+ */
+let server: RunningAuthServer;
+
+beforeAll(async () => {
+  server = await startAuthServer();
+});
+afterAll(() => server.stop());
+
+async function introspect(token: string): Promise<{ active: boolean; sub?: string }> {
+  const { introspectionClientId, introspectionClientSecret } = server.config.secrets;
+  const response = await fetch(`${server.baseUrl}/oauth/introspect`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${encodeURIComponent(introspectionClientId)}:${encodeURIComponent(introspectionClientSecret)}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: new URLSearchParams({ token }),
+  });
+  expect(response.status).toBe(200);
+  return (await response.json()) as { active: boolean; sub?: string };
+}
+
+async function aTokenOfAnApplication() {
+  const member = await aMember(server.database.db);
+  const app = await anApplication(server.database.db, { owner: member });
+  const token = await anAccessToken(server.auth.provider, { memberId: member.id, clientId: app.client_id });
+  return { member, app, token };
+}
+
+/** The PostgreSQL backends of this server's LISTEN connections (PostgreSQL runs on this machine in the tests). */
+async function listenerBackends(): Promise<number[]> {
+  const { rows } = await server.database.db.raw<{ rows: Array<{ pid: number }> }>(
+    "select pid from pg_stat_activity where application_name = 'contacts-listen' and datname = current_database()",
+  );
+  return rows.map((row) => row.pid);
+}
+
+function signal(pid: number, name: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Removes a token's row the way nothing in the product does: without announcing it. */
+const deleteUnannounced = (token: string) =>
+  server.database
+    .db('oidc_models')
+    .where({ model: 'AccessToken', id_hash: tokenHash(token) })
+    .delete();
+
+describe('access tokens kept in memory by the authorization server', () => {
+  it('answers a token it has looked up from memory', async () => {
+    const { member, token } = await aTokenOfAnApplication();
+    expect(await introspect(token)).toMatchObject({ active: true, sub: String(member.id) });
+
+    // Gone from the table without an announcement: only the memory can still answer.
+    await deleteUnannounced(token);
+    expect(await introspect(token)).toMatchObject({ active: true, sub: String(member.id) });
+  });
+
+  it('answers from memory only once announcements committed before the request have arrived', async () => {
+    const { member, app, token } = await aTokenOfAnApplication();
+    expect((await introspect(token)).active).toBe(true);
+
+    // The listening backends are paused, so the revocation's announcement is committed but not delivered.
+    const listeners = await listenerBackends();
+    const paused = listeners.every((pid) => signal(pid, 'SIGSTOP'));
+    try {
+      expect(paused).toBe(true);
+      await revokeOidcModels(server.database.db, { clientId: app.client_id, accountId: String(member.id) });
+      let answered = false;
+      const answer = introspect(token).finally(() => {
+        answered = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(answered).toBe(false); // waiting for the announcements, not answering from memory
+      for (const pid of listeners) signal(pid, 'SIGCONT');
+      expect((await answer).active).toBe(false);
+    } finally {
+      for (const pid of listeners) signal(pid, 'SIGCONT');
+    }
+  });
+
+  it('trusts nothing it holds once its announcements stopped flowing, and starts afresh', async () => {
+    const { token } = await aTokenOfAnApplication();
+    expect((await introspect(token)).active).toBe(true);
+
+    // The LISTEN connections of this server's database are cut; a removal made meanwhile cannot be announced to it.
+    await server.database.db.raw(
+      "select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'contacts-listen' and datname = current_database()",
+    );
+    await deleteUnannounced(token);
+    expect((await introspect(token)).active).toBe(false);
+  });
+
+  it('remembers no absence: a token not found is looked up again', async () => {
+    const { token } = await aTokenOfAnApplication();
+    const { db } = server.database;
+    const row = await db('oidc_models')
+      .where({ model: 'AccessToken', id_hash: tokenHash(token) })
+      .first();
+    await deleteUnannounced(token);
+    expect((await introspect(token)).active).toBe(false);
+
+    await db('oidc_models').insert(row);
+    expect((await introspect(token)).active).toBe(true);
+  });
+});
