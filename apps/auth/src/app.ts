@@ -13,6 +13,7 @@ import { auditTrail } from './lib/audit';
 import { type PersonalTokens, personalTokens } from './lib/personal-tokens';
 import { signInGuard } from './lib/sign-in-guard';
 import { accessTokenMemory } from './provider/access-token-memory';
+import { accessTokenMemoryMetrics } from './provider/access-token-memory-metrics';
 import { clientDirectory } from './provider/client-directory';
 import { auditRefreshTokenReuse } from './provider/events';
 import { createProvider } from './provider/index';
@@ -75,6 +76,7 @@ export async function createAuthServer({
   const metrics = createServiceMetrics({ service: 'auth', pool: () => db.client.pool });
   const janitor = startJanitor(db, config.janitor, logger);
   janitorMetrics(metrics.registry, janitor);
+  accessTokenMemoryMetrics(metrics.registry, accessTokens);
   app.use(metrics.middleware);
   app.use(healthEndpoints({ database: () => databaseProblem(db) }));
   app.use(securityHeaders);

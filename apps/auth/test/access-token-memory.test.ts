@@ -54,6 +54,15 @@ function signal(pid: number, name: NodeJS.Signals): boolean {
   }
 }
 
+/** One unlabelled figure of the server's /metrics. */
+async function metric(name: string): Promise<number> {
+  const text = await (await fetch(`${server.baseUrl}/metrics`)).text();
+  const line = text
+    .split('\n')
+    .find((candidate) => candidate.startsWith(`${name}{`) || candidate.startsWith(`${name} `));
+  return Number(line?.split(' ').pop());
+}
+
 /** Removes a token's row the way nothing in the product does: without announcing it. */
 const deleteUnannounced = (token: string) =>
   server.database
@@ -67,8 +76,11 @@ describe('access tokens kept in memory by the authorization server', () => {
     expect(await introspect(token)).toMatchObject({ active: true, sub: String(member.id) });
 
     // Gone from the table without an announcement: only the memory can still answer.
+    const hitsBefore = await metric('access_token_memory_hits_total');
     await deleteUnannounced(token);
     expect(await introspect(token)).toMatchObject({ active: true, sub: String(member.id) });
+    expect(await metric('access_token_memory_hits_total')).toBe(hitsBefore + 1);
+    expect(await metric('access_token_memory_entries')).toBeGreaterThan(0);
   });
 
   it('answers from memory only once announcements committed before the request have arrived', async () => {

@@ -24,6 +24,8 @@ import { LRUCache } from 'lru-cache';
  */
 export interface AccessTokenMemory extends TokenLookupMemory {
   readonly size: number;
+  /** Running totals since the process started (exported as Prometheus counters, provider/access-token-memory-metrics.ts). */
+  readonly stats: { hits: number; misses: number };
   close(): Promise<void>;
 }
 
@@ -36,6 +38,7 @@ export function accessTokenMemory(db: Database, logger: Logger): AccessTokenMemo
   const entries = new LRUCache<string, TokenLookup>({ max: REMEMBERED_TOKENS, ttl: MAX_ENTRY_MS });
   // Bumped by every announcement: a lookup read before one arrived may be stale, and is not kept.
   let generation = 0;
+  const stats = { hits: 0, misses: 0 };
   const listener = listenForNotifications(db, {
     channel: TOKEN_REVOCATION_CHANNEL,
     onNotification(payload) {
@@ -52,15 +55,23 @@ export function accessTokenMemory(db: Database, logger: Logger): AccessTokenMemo
     },
   });
 
+  /** The entry, once every announcement committed before this call has arrived. */
+  const confirmed = async (idHash: string): Promise<TokenLookup | undefined> => {
+    if (!listener.listening || !entries.has(idHash)) return undefined;
+    try {
+      await listener.sync();
+    } catch {
+      return undefined;
+    }
+    return listener.listening ? entries.get(idHash) : undefined;
+  };
+
   return {
     async recall(idHash) {
-      if (!listener.listening || !entries.has(idHash)) return undefined;
-      try {
-        await listener.sync();
-      } catch {
-        return undefined;
-      }
-      return listener.listening ? entries.get(idHash) : undefined;
+      const found = await confirmed(idHash);
+      if (found) stats.hits += 1;
+      else stats.misses += 1;
+      return found;
     },
     startRead: () => generation,
     keep(idHash, lookup, readAt) {
@@ -72,6 +83,7 @@ export function accessTokenMemory(db: Database, logger: Logger): AccessTokenMemo
     get size() {
       return entries.size;
     },
+    stats,
     close: () => listener.close(),
   };
 }
