@@ -46,6 +46,7 @@ export async function janitorScenario(options: JanitorScenarioOptions): Promise<
     // Everything churned must be past expiry (and the janitor's clock allowance) before the pass.
     await sleep((TOKEN_TTL + CLOCK_ALLOWANCE_SECONDS + 2) * 1000);
     const before = await oidcRows(options.db);
+    const expiredBefore = await expiredOidcRows(options.db);
 
     // Windows without a pass on both sides of the one with it: whatever PostgreSQL does after a
     // mass deletion (autovacuum) lands in the window after, so neither side alone is the baseline.
@@ -61,6 +62,7 @@ export async function janitorScenario(options: JanitorScenarioOptions): Promise<
       }),
     );
     const after = await oidcRows(options.db);
+    const expiredAfter = await expiredOidcRows(options.db);
     const withoutAfter = await watch.during(async () =>
       rotateFor(await mintChains(), rotate, { seconds: windowSeconds }),
     );
@@ -68,8 +70,10 @@ export async function janitorScenario(options: JanitorScenarioOptions): Promise<
     const withoutRate = (withoutBefore.run.rate + withoutAfter.run.rate) / 2;
 
     options.notes.push(
-      `9. janitor: oidc_models held ${before} rows after ${options.rotations} rotations (${TOKEN_TTL} s TTL, all expired), ` +
-        `${after} after one pass of ${during.run.report?.duration_ms ?? '?'} ms (deleted ${during.run.report?.deleted.oidc_models ?? '?'}); ` +
+      `9. janitor: oidc_models held ${before} rows after ${options.rotations} rotations (${TOKEN_TTL} s TTL), ` +
+        `${expiredBefore} of them past expiry and the janitor's minute of allowance (fewer than the rotations made when ` +
+        `a service's own janitor timer ran meanwhile); ${after} rows after one pass of ${during.run.report?.duration_ms ?? '?'} ms ` +
+        `(deleted ${during.run.report?.deleted.oidc_models ?? '?'}), ${expiredAfter} of them past expiry and allowance; ` +
         `${live} rows are unexpired now (the live chains). An autovacuum worker was at work on oidc_models in ` +
         `${percent(withoutBefore.autovacuum)} of the samples before the pass, ${percent(during.autovacuum)} during it and ` +
         `${percent(withoutAfter.autovacuum)} after it (sampled every 200 ms from pg_stat_activity)`,
@@ -168,6 +172,14 @@ async function mintRefreshTokens(authUrl: string, memberId: number, clientId: st
 
 async function oidcRows(db: Database): Promise<number> {
   return Number((await db('oidc_models').count<Array<{ count: number }>>('* as count'))[0]?.count ?? 0);
+}
+
+/** Rows the janitor's oidc_models rule may delete (packages/db/src/janitor/rules.ts). */
+async function expiredOidcRows(db: Database): Promise<number> {
+  const [row] = await db('oidc_models')
+    .where('expires_at', '<', db.raw("now() - interval '1 minute'"))
+    .count<Array<{ count: number }>>('* as count');
+  return Number(row?.count ?? 0);
 }
 
 async function liveOidcRows(db: Database): Promise<number> {
