@@ -1,5 +1,5 @@
 import type { Database } from './connection';
-import { preparedAs } from './prepared';
+import { preparedAs, queryPrepared } from './prepared';
 import {
   deferredTokenWrites,
   forgetGrant,
@@ -106,7 +106,11 @@ export function createOidcAdapterClass(
 ) => OidcAdapter {
   const grace = options.refreshTokenReuseGrace ?? 0;
   return class PostgresOidcAdapter implements OidcAdapter {
-    constructor(private readonly model: string) {}
+    private readonly lookup: { name: string; text: string };
+
+    constructor(private readonly model: string) {
+      this.lookup = tokenLookupStatement(GRANT_BEARING_MODELS.has(model), this.graced);
+    }
 
     async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
       // A Grant's id is no credential (it only names a consent) and is needed to find it again.
@@ -161,27 +165,13 @@ export function createOidcAdapterClass(
     }
 
     /** One round trip: a token's grant and member come along (oidc-provider asks for them next), not three. */
-    private read(idHash: string): Promise<TokenLookup | undefined> {
-      const withGrant = GRANT_BEARING_MODELS.has(this.model);
-      const query = pool('oidc_models as t').where({ 't.model': this.model, 't.id_hash': idHash });
-      if (withGrant) {
-        query
-          .leftJoin('oidc_models as g', (join) => join.on('g.grant_id', '=', 't.grant_id').andOnVal('g.model', 'Grant'))
-          // Account ids are member ids as text; anything else joins nothing and is looked up as before.
-          .leftJoin('members as m', (join) =>
-            join.on('m.id', '=', pool.raw("case when t.account_id ~ '^[1-9][0-9]{0,8}$' then t.account_id::int end")),
-          );
-      }
-      return query
-        .first<TokenLookup | undefined>([
-          't.payload',
-          't.consumed_at',
-          ...(withGrant
-            ? ['g.payload as grant_payload', 'm.id as member_id', pool.raw('m.disabled_at is null as member_enabled')]
-            : []),
-          ...(this.graced ? [pool.raw('t.consumed_at > now() - make_interval(secs => ?) as in_grace', [grace])] : []),
-        ])
-        .options(preparedAs(`oidc_models.find${withGrant ? ':with-grant' : ''}${this.graced ? ':graced' : ''}`));
+    private async read(idHash: string): Promise<TokenLookup | undefined> {
+      const [row] = await queryPrepared<TokenLookup>(pool, this.lookup.name, this.lookup.text, [
+        this.model,
+        idHash,
+        ...(this.graced ? [grace] : []),
+      ]);
+      return row;
     }
 
     private get graced(): boolean {
@@ -244,6 +234,32 @@ export function createOidcAdapterClass(
         }
       });
     }
+  };
+}
+
+/**
+ * The token lookup's SQL, one fixed text per shape (with the grant and member or not, with the
+ * grace-period flag or not), built once per model so that a request runs the named prepared
+ * statement without building it: knex's query builder was 7 % of a refresh's CPU time.
+ * $1 model, $2 id hash, $3 grace seconds (graced shape only).
+ */
+function tokenLookupStatement(withGrant: boolean, graced: boolean): { name: string; text: string } {
+  const columns = [
+    't.payload',
+    't.consumed_at',
+    ...(withGrant
+      ? ['g.payload as grant_payload', 'm.id as member_id', 'm.disabled_at is null as member_enabled']
+      : []),
+    ...(graced ? ['t.consumed_at > now() - make_interval(secs => $3) as in_grace'] : []),
+  ];
+  const joins = withGrant
+    ? // Account ids are member ids as text; anything else joins nothing and is looked up as before.
+      `left join oidc_models as g on g.grant_id = t.grant_id and g.model = 'Grant'
+       left join members as m on m.id = case when t.account_id ~ '^[1-9][0-9]{0,8}$' then t.account_id::int end`
+    : '';
+  return {
+    name: `oidc_models.find${withGrant ? ':with-grant' : ''}${graced ? ':graced' : ''}`,
+    text: `select ${columns.join(', ')} from oidc_models as t ${joins} where t.model = $1 and t.id_hash = $2 limit 1`,
   };
 }
 

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   createOidcAdapterClass,
   flushTokenWrites,
@@ -30,18 +31,15 @@ const stored = async (model: string, id: string) =>
     .db('oidc_models')
     .where({ model, id_hash: tokenHash(id) })
     .first('consumed_at');
+/** Statements sent to PostgreSQL while `work` runs, counted where the driver sends them (knex's or not). */
 const queriesDuring = async (work: () => Promise<unknown>) => {
-  let count = 0;
-  const listener = () => {
-    count += 1;
-  };
-  database.db.on('query', listener);
+  const sent = vi.spyOn(pg.Client.prototype, 'query');
   try {
     await work();
+    return sent.mock.calls.length;
   } finally {
-    database.db.off('query', listener);
+    sent.mockRestore();
   }
-  return count;
 };
 
 /** A grant and a refresh token of it, as oidc-provider stores them. */
