@@ -1,4 +1,5 @@
-import { type Database, runJanitorPass } from '@contacts/db';
+import { type Database, RETENTION_RULES, type RetentionOptions, runJanitorPass } from '@contacts/db';
+import type { Knex } from 'knex';
 import type { Service } from '../lib/services';
 import type { Row } from '../lib/table';
 
@@ -25,6 +26,8 @@ export interface JanitorScenarioOptions {
 
 /** Seconds tokens live in this scenario; the janitor adds its one-minute clock allowance. */
 const TOKEN_TTL = 5;
+/** The shipped defaults (AUDIT_RETENTION_DAYS, the sync token's lifetime). */
+const RETENTION: RetentionOptions = { auditRetentionDays: 365, syncTokenTtlSeconds: 2_592_000 };
 const CLOCK_ALLOWANCE_SECONDS = 60;
 
 export const janitorScenarioEnv: NodeJS.ProcessEnv = {
@@ -45,8 +48,7 @@ export async function janitorScenario(options: JanitorScenarioOptions): Promise<
     if (churn.failures > 0) options.notes.push(`9. janitor: ${churn.failures} rotations failed while churning`);
     // Everything churned must be past expiry (and the janitor's clock allowance) before the pass.
     await sleep((TOKEN_TTL + CLOCK_ALLOWANCE_SECONDS + 2) * 1000);
-    const before = await oidcRows(options.db);
-    const expiredBefore = await expiredOidcRows(options.db);
+    const before = await oidcRowCounts(options.db);
 
     // Windows without a pass on both sides of the one with it: whatever PostgreSQL does after a
     // mass deletion (autovacuum) lands in the window after, so neither side alone is the baseline.
@@ -58,23 +60,22 @@ export async function janitorScenario(options: JanitorScenarioOptions): Promise<
     options.log('janitor: one pass while rotations go on');
     const during = await watch.during(async () =>
       rotateFor(await mintChains(), rotate, {
-        whilePending: runJanitorPass(options.db, { auditRetentionDays: 365, syncTokenTtlSeconds: 2_592_000 }),
+        whilePending: runJanitorPass(options.db, RETENTION),
       }),
     );
-    const after = await oidcRows(options.db);
-    const expiredAfter = await expiredOidcRows(options.db);
+    const after = await oidcRowCounts(options.db);
     const withoutAfter = await watch.during(async () =>
       rotateFor(await mintChains(), rotate, { seconds: windowSeconds }),
     );
-    const live = await liveOidcRows(options.db);
+    const end = await oidcRowCounts(options.db);
     const withoutRate = (withoutBefore.run.rate + withoutAfter.run.rate) / 2;
 
     options.notes.push(
-      `9. janitor: oidc_models held ${before} rows after ${options.rotations} rotations (${TOKEN_TTL} s TTL), ` +
-        `${expiredBefore} of them past expiry and the janitor's minute of allowance (fewer than the rotations made when ` +
-        `a service's own janitor timer ran meanwhile); ${after} rows after one pass of ${during.run.report?.duration_ms ?? '?'} ms ` +
-        `(deleted ${during.run.report?.deleted.oidc_models ?? '?'}), ${expiredAfter} of them past expiry and allowance; ` +
-        `${live} rows are unexpired now (the live chains). An autovacuum worker was at work on oidc_models in ` +
+      `9. janitor: oidc_models held ${before.total} rows after ${options.rotations} rotations (${TOKEN_TTL} s TTL), ` +
+        `${before.removable} of them past expiry and the janitor's minute of allowance (fewer than the rotations made when ` +
+        `a service's own janitor timer ran meanwhile); ${after.total} rows after one pass of ${during.run.report?.duration_ms ?? '?'} ms ` +
+        `(deleted ${during.run.report?.deleted.oidc_models ?? '?'}), ${after.removable} of them past expiry and allowance; ` +
+        `${end.live} rows are unexpired now (the live chains). An autovacuum worker was at work on oidc_models in ` +
         `${percent(withoutBefore.autovacuum)} of the samples before the pass, ${percent(during.autovacuum)} during it and ` +
         `${percent(withoutAfter.autovacuum)} after it (sampled every 200 ms from pg_stat_activity)`,
     );
@@ -170,24 +171,22 @@ async function mintRefreshTokens(authUrl: string, memberId: number, clientId: st
   return ((await response.json()) as { tokens: string[] }).tokens;
 }
 
-async function oidcRows(db: Database): Promise<number> {
-  return Number((await db('oidc_models').count<Array<{ count: number }>>('* as count'))[0]?.count ?? 0);
-}
+/** The janitor's own rule for oidc_models (packages/db/src/janitor/rules.ts) decides what is removable. */
+const OIDC_MODELS_RULE = RETENTION_RULES.find((rule) => rule.kind === 'oidc_models');
 
-/** Rows the janitor's oidc_models rule may delete (packages/db/src/janitor/rules.ts). */
-async function expiredOidcRows(db: Database): Promise<number> {
-  const [row] = await db('oidc_models')
-    .where('expires_at', '<', db.raw("now() - interval '1 minute'"))
-    .count<Array<{ count: number }>>('* as count');
-  return Number(row?.count ?? 0);
-}
-
-async function liveOidcRows(db: Database): Promise<number> {
-  const [row] = await db('oidc_models')
-    .where('expires_at', '>', db.raw("now() - interval '1 minute'"))
-    .orWhereNull('expires_at')
-    .count<Array<{ count: number }>>('* as count');
-  return Number(row?.count ?? 0);
+/** Rows of oidc_models, and how many of them the janitor may delete; the rest are still live. */
+async function oidcRowCounts(db: Database): Promise<{ total: number; removable: number; live: number }> {
+  if (!OIDC_MODELS_RULE) throw new Error('no janitor rule for oidc_models');
+  const [row] = await db('oidc_models').select<Array<{ total: string; removable: string }>>(
+    db.raw('count(*) as total'),
+    db.raw(
+      `count(*) filter (where ${OIDC_MODELS_RULE.condition}) as removable`,
+      OIDC_MODELS_RULE.bindings(RETENTION) as Knex.RawBinding[],
+    ),
+  );
+  const total = Number(row?.total ?? 0);
+  const removable = Number(row?.removable ?? 0);
+  return { total, removable, live: total - removable };
 }
 
 /**
