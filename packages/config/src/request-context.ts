@@ -31,6 +31,11 @@ export function requestIdOf(header: string | undefined): string {
  * (Authorization, Cookie), never bodies.
  */
 export function requestLogging(logger: Logger): Middleware {
+  // The line's fields are the six primitives named in writeLine, none of which the redaction
+  // paths can match, while pino runs every field of every line through its wildcard paths
+  // (`*.token`, …): 4 % of a contact read's time. So request lines skip redaction; every other
+  // line of the service keeps it.
+  const requestLines = logger.child({}, { redact: [] });
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
     const requestId = requestIdOf(ctx.get(REQUEST_ID_HEADER) || undefined);
@@ -44,10 +49,16 @@ export function requestLogging(logger: Logger): Middleware {
       if (withHeaders && typeof withHeaders === 'object') {
         withHeaders.headers = { ...withHeaders.headers, [REQUEST_ID_HEADER]: requestId };
       }
-      writeLine(ctx, logger, requestId, started, typeof withHeaders?.status === 'number' ? withHeaders.status : 500);
+      writeLine(
+        ctx,
+        requestLines,
+        requestId,
+        started,
+        typeof withHeaders?.status === 'number' ? withHeaders.status : 500,
+      );
       throw error;
     }
-    writeLine(ctx, logger, requestId, started, ctx.status);
+    writeLine(ctx, requestLines, requestId, started, ctx.status);
   };
 }
 

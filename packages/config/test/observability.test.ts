@@ -5,6 +5,7 @@ import { createLogger, createServiceMetrics, requestLogging } from '../src/index
 const lines: Array<Record<string, unknown>> = [];
 let baseUrl: string;
 let close: () => void;
+let serviceLogger: ReturnType<typeof createLogger>;
 const pool = { numUsed: () => 2, numFree: () => 3, numPendingAcquires: () => 0, numPendingCreates: () => 1 };
 
 beforeAll(async () => {
@@ -13,6 +14,7 @@ beforeAll(async () => {
     { LOG_LEVEL: 'debug' },
     { write: (line: string) => lines.push(JSON.parse(line)) },
   );
+  serviceLogger = logger;
   const app = new Koa({ proxy: true });
   app.use(requestLogging(logger));
   app.use(createServiceMetrics({ service: 'test', pool: () => pool, processMetrics: false }).middleware);
@@ -55,6 +57,12 @@ describe('request logging', () => {
     const everything = JSON.stringify(lines);
     for (const secret of ['the-code', 'the-token', 'the-cookie', 'the-password'])
       expect(everything).not.toContain(secret);
+  });
+
+  it('leaves the redaction of every other line of the service in place', () => {
+    serviceLogger.info({ client: { client_secret: 'the-secret' }, grant: { refresh_token: 'the-refresh' } }, 'other');
+    const line = lines.find((candidate) => candidate.msg === 'other');
+    expect(line).toMatchObject({ client: { client_secret: '[redacted]' }, grant: { refresh_token: '[redacted]' } });
   });
 
   it('generates an id when there is none or it is unusable, and keeps it on errors', async () => {
