@@ -296,6 +296,7 @@ try {
       requestsPerSecond: result.requestsPerSecond,
       p50: formatMs(result.p50),
       p99: formatMs(result.p99),
+      cpu: result.cpu,
     });
     const ratioAgainst = (baseline: Baseline) => {
       const ratio = subject.requestsPerSecond / (results[baseline.side] as LoadResult).requestsPerSecond;
@@ -315,11 +316,12 @@ try {
     );
   };
   const loadOptions = (
-    url: string,
+    service: Service,
     requests: Request[],
     overrides: { connections?: number; duration?: number } = {},
   ) => ({
-    url,
+    url: service.url,
+    pid: service.pid,
     requests,
     connections: overrides.connections ?? settings.connections,
     durationSeconds: overrides.duration ?? settings.duration,
@@ -347,11 +349,11 @@ try {
     const asMember = request({ 'x-member': String(reader.id) });
     const asReader = request(bearer(readerToken));
     const result = await compare('s1', {
-      'bare-http': () => load(loadOptions((bareHttp as Service).url, asMember)),
-      subject: () => load(loadOptions(api.url, asReader)),
-      'api-no-limit': () => load(loadOptions(apiNoLimit.url, asReader)),
-      'bare-koa': () => load(loadOptions((bareKoa as Service).url, asMember)),
-      bare: () => load(loadOptions(bare.url, asMember)),
+      'bare-http': () => load(loadOptions(bareHttp as Service, asMember)),
+      subject: () => load(loadOptions(api, asReader)),
+      'api-no-limit': () => load(loadOptions(apiNoLimit, asReader)),
+      'bare-koa': () => load(loadOptions(bareKoa as Service, asMember)),
+      bare: () => load(loadOptions(bare, asMember)),
     });
     await retire(apiNoLimit);
     comparisonRows('1. GET /v4/contacts/{id}, defaults, warm token', result, [
@@ -367,11 +369,9 @@ try {
   if (runs(2)) {
     const result = await compare('s2', {
       bare: () =>
-        load(
-          loadOptions(bare.url, [{ method: 'GET', path: '/v4/contacts', headers: { 'x-member': String(reader.id) } }]),
-        ),
+        load(loadOptions(bare, [{ method: 'GET', path: '/v4/contacts', headers: { 'x-member': String(reader.id) } }])),
       subject: () =>
-        load(loadOptions(api.url, [{ method: 'GET', path: '/v4/contacts?limit=100', headers: bearer(readerToken) }])),
+        load(loadOptions(api, [{ method: 'GET', path: '/v4/contacts?limit=100', headers: bearer(readerToken) }])),
     });
     comparisonRows('2. GET /v4/contacts (page of 100), defaults', result, [
       { side: 'bare', label: 'bare Koa + pg, same query', target: 0.8 },
@@ -402,10 +402,10 @@ try {
       },
     ];
     const result = await compare('s3', {
-      'bare-http': () => load(loadOptions((bareHttp as Service).url, request({ 'x-member': String(writer.id) }))),
-      subject: () => load(loadOptions(api.url, request(bearer(writerToken)))),
-      'bare-koa': () => load(loadOptions((bareKoa as Service).url, request({ 'x-member': String(writer.id) }))),
-      bare: () => load(loadOptions(bare.url, request({ 'x-member': String(writer.id) }))),
+      'bare-http': () => load(loadOptions(bareHttp as Service, request({ 'x-member': String(writer.id) }))),
+      subject: () => load(loadOptions(api, request(bearer(writerToken)))),
+      'bare-koa': () => load(loadOptions(bareKoa as Service, request({ 'x-member': String(writer.id) }))),
+      bare: () => load(loadOptions(bare, request({ 'x-member': String(writer.id) }))),
     });
     comparisonRows('3. POST /v4/contacts (JSON), defaults', result, [
       { side: 'bare-http', label: 'bare node:http + pg, same INSERT as a named prepared statement', target: 0.8 },
@@ -471,9 +471,9 @@ try {
     const memoryRequests = await request(authMemory);
     const pgRequests = await request(authPg);
     const result = await compare('s4', {
-      'plain-oidc': () => load(loadOptions(plainOidc.url, plainRequests)),
-      subject: () => load(loadOptions(authPg.url, pgRequests)),
-      'auth-memory': () => load(loadOptions(authMemory.url, memoryRequests)),
+      'plain-oidc': () => load(loadOptions(plainOidc, plainRequests)),
+      subject: () => load(loadOptions(authPg, pgRequests)),
+      'auth-memory': () => load(loadOptions(authMemory, memoryRequests)),
     });
     comparisonRows('4. POST /oauth/introspect, PostgreSQL adapter, defaults', result, [
       {
@@ -526,10 +526,10 @@ try {
     const pgRequests = await chains(authPg);
     const noLimitRequests = await chains(authNoLimit);
     const result = await compare('s5', {
-      'plain-oidc': () => load(loadOptions(plainOidc.url, plainRequests)),
-      subject: () => load(loadOptions(authPg.url, pgRequests)),
-      'auth-no-limit': () => load(loadOptions(authNoLimit.url, noLimitRequests)),
-      'auth-memory': () => load(loadOptions(authMemory.url, memoryRequests)),
+      'plain-oidc': () => load(loadOptions(plainOidc, plainRequests)),
+      subject: () => load(loadOptions(authPg, pgRequests)),
+      'auth-no-limit': () => load(loadOptions(authNoLimit, noLimitRequests)),
+      'auth-memory': () => load(loadOptions(authMemory, memoryRequests)),
     });
     await retire(authNoLimit);
     comparisonRows('5. refresh grant with rotation, PostgreSQL adapter, defaults', result, [
@@ -644,7 +644,7 @@ try {
           sampler.phase = `s7:${size}:${page}`;
           const result = await load(
             loadOptions(
-              api.url,
+              api,
               [
                 {
                   method: 'GET',
@@ -674,6 +674,7 @@ try {
           requestsPerSecond: result.requestsPerSecond,
           p50: formatMs(result.p50),
           p99: formatMs(result.p99),
+          cpu: result.cpu,
           ...(size === SIZES[0]
             ? {}
             : {
@@ -728,8 +729,8 @@ try {
     const large = syncRequest('1M');
     const options = { connections: 8, duration: settings.listDuration };
     const result = await compare('s10', {
-      '1k': () => load(loadOptions(api.url, small, options)),
-      subject: () => load(loadOptions(api.url, large, options)),
+      '1k': () => load(loadOptions(api, small, options)),
+      subject: () => load(loadOptions(api, large, options)),
     });
     // Time per sync at a fixed concurrency: the inverse of throughput, as in scenario 7.
     const ratio = (result['1k'] as LoadResult).requestsPerSecond / result.subject.requestsPerSecond;
@@ -739,6 +740,7 @@ try {
         requestsPerSecond: result.subject.requestsPerSecond,
         p50: formatMs(result.subject.p50),
         p99: formatMs(result.subject.p99),
+        cpu: result.subject.cpu,
         ratio,
         target: '≤ 1.2 × 1k',
         met: ratio <= 1.2,
@@ -748,6 +750,7 @@ try {
         requestsPerSecond: (result['1k'] as LoadResult).requestsPerSecond,
         p50: formatMs((result['1k'] as LoadResult).p50),
         p99: formatMs((result['1k'] as LoadResult).p99),
+        cpu: (result['1k'] as LoadResult).cpu,
       },
     );
     log('10 done');
@@ -790,8 +793,8 @@ try {
       },
     ];
     const result = await compare('s11', {
-      single: () => load(loadOptions(api.url, single)),
-      subject: () => load(loadOptions(api.url, batch)),
+      single: () => load(loadOptions(api, single)),
+      subject: () => load(loadOptions(api, batch)),
     });
     const batchRate = result.subject.requestsPerSecond * BATCH;
     const singleRate = (result.single as LoadResult).requestsPerSecond;
@@ -894,11 +897,11 @@ try {
       bearer: () =>
         load(
           loadOptions(
-            api.url,
+            api,
             read(() => bearer(bearerToken)),
           ),
         ),
-      subject: () => load(loadOptions(api.url, read(dpopHeaders))),
+      subject: () => load(loadOptions(api, read(dpopHeaders))),
     });
     comparisonRows('13. GET /v4/contacts/{id}, DPoP-bound token, a fresh proof per request', result, [
       { side: 'bearer', label: 'the same read, a Bearer access token of the same client' },
@@ -1014,7 +1017,9 @@ const report = [
     `(not the best); every service in a process of its own. Ratios: subject ÷ baseline requests/s, on the subject's row ` +
     "against the first baseline (the ceiling), on a further baseline's row against that baseline (scenario 7: time per " +
     'page relative to the 1k member; scenario 6: p99 ÷ p99 of a warm GET; scenario 8: peak RSS or start time ÷ the ' +
-    "bare Koa server's).",
+    "bare Koa server's). CPU per request: the answering process's user + system CPU time over the measured window " +
+    '(from /proc), and that of every PostgreSQL process on the machine, divided by the requests answered, in the ' +
+    "side's median round: where a side's time goes, steadier between runs than requests/s.",
   '',
   'The services run their production bundles with the shipped defaults (rate limits on in their default store; ' +
     'metrics on; default log level), except:',

@@ -1,4 +1,5 @@
 import autocannon, { type Request } from 'autocannon';
+import { cpuPerRequest, readCpu } from './cpu';
 
 export interface LoadResult {
   requestsPerSecond: number;
@@ -9,10 +10,14 @@ export interface LoadResult {
   requests: number;
   /** Non-2xx answers plus errors and timeouts: any of these makes the run invalid. */
   failures: number;
+  /** Microseconds of CPU per request of the measured window: the server process's, PostgreSQL's. */
+  cpu: { server?: number; postgres?: number };
 }
 
 export interface LoadOptions {
   url: string;
+  /** The process answering `url`, whose CPU per request is reported. */
+  pid?: number;
   durationSeconds: number;
   connections: number;
   requests: Request[];
@@ -31,13 +36,19 @@ async function run(options: LoadOptions, duration: number): Promise<autocannon.R
 
 export async function load(options: LoadOptions): Promise<LoadResult> {
   if (options.warmupSeconds) await run(options, options.warmupSeconds);
+  const before = await readCpu(options.pid);
   const result = await run(options, options.durationSeconds);
+  const after = await readCpu(options.pid);
+  // Counted from the responses, not from the requests sent: CPU spent on requests still in
+  // flight at the end is a few milliseconds of several seconds.
+  const requests = result.requests.total;
   return {
     requestsPerSecond: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     mean: result.latency.average,
-    requests: result.requests.total,
+    requests,
     failures: result.non2xx + result.errors + result.timeouts,
+    cpu: cpuPerRequest(before, after, requests),
   };
 }
