@@ -1019,7 +1019,7 @@ const report = [
     'page relative to the 1k member; scenario 6: p99 ÷ p99 of a warm GET; scenario 8: peak RSS or start time ÷ the ' +
     "bare Koa server's). CPU per request: the answering process's user + system CPU time over the measured window " +
     '(from /proc), and that of every PostgreSQL process on the machine, divided by the requests answered, in the ' +
-    "side's median round: where a side's time goes, steadier between runs than requests/s.",
+    "side's median round: where a side's time goes (it moves between runs as requests/s does).",
   '',
   'The services run their production bundles with the shipped defaults (rate limits on in their default store; ' +
     'metrics on; default log level), except:',
