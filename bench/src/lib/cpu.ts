@@ -11,7 +11,7 @@ import { readdir, readFile } from 'node:fs/promises';
 const TICKS_PER_SECOND = 100;
 
 /** One process's CPU seconds so far; undefined when /proc cannot tell (not Linux, process gone). */
-export async function processCpuSeconds(pid: number): Promise<number | undefined> {
+async function processCpuSeconds(pid: number): Promise<number | undefined> {
   try {
     const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces), counted from its closing parenthesis:
@@ -28,7 +28,7 @@ export async function processCpuSeconds(pid: number): Promise<number | undefined
  * workers): the database's share of a run when it runs here, as the embedded one always does.
  * Processes that start or end in between count only while both readings see them.
  */
-export async function postgresCpuSeconds(): Promise<Map<number, number>> {
+async function postgresCpuSeconds(): Promise<Map<number, number>> {
   const seconds = new Map<number, number>();
   let entries: string[];
   try {

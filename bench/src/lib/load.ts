@@ -39,8 +39,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   const before = await readCpu(options.pid);
   const result = await run(options, options.durationSeconds);
   const after = await readCpu(options.pid);
-  // Counted from the responses, not from the requests sent: CPU spent on requests still in
-  // flight at the end is a few milliseconds of several seconds.
+  // Responses received in the window: requests still in flight when it closes are not counted.
   const requests = result.requests.total;
   return {
     requestsPerSecond: result.requests.average,

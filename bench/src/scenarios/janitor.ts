@@ -1,3 +1,4 @@
+import { janitorSettingsFrom } from '@contacts/config';
 import { type Database, RETENTION_RULES, type RetentionOptions, runJanitorPass } from '@contacts/db';
 import type { Knex } from 'knex';
 import type { Service } from '../lib/services';
@@ -26,8 +27,9 @@ export interface JanitorScenarioOptions {
 
 /** Seconds tokens live in this scenario; the janitor adds its one-minute clock allowance. */
 const TOKEN_TTL = 5;
-/** The shipped defaults (AUDIT_RETENTION_DAYS, the sync token's lifetime). */
-const RETENTION: RetentionOptions = { auditRetentionDays: 365, syncTokenTtlSeconds: 2_592_000 };
+/** The shipped defaults (AUDIT_RETENTION_DAYS, SYNC_TOKEN_TTL): the settings an empty environment gives. */
+const { auditRetentionDays, syncTokenTtlSeconds } = janitorSettingsFrom({});
+const RETENTION: RetentionOptions = { auditRetentionDays, syncTokenTtlSeconds };
 const CLOCK_ALLOWANCE_SECONDS = 60;
 
 export const janitorScenarioEnv: NodeJS.ProcessEnv = {
