@@ -80,6 +80,17 @@ const clientCredentials = {
   },
 };
 
+/** What introspection (RFC 7662 §2.1) and revocation (RFC 7009 §2.1) are asked with. */
+const tokenRequest = form({
+  type: 'object',
+  required: ['token'],
+  properties: {
+    token: { type: 'string' },
+    token_type_hint: { type: 'string', enum: ['access_token', 'refresh_token'] },
+    ...clientCredentials,
+  },
+});
+
 const errorAnswer = (description: string) => ({
   description,
   content: { 'application/json': { schema: oauthError } },
@@ -148,15 +159,7 @@ export function oauthPaths(): Record<string, JsonObject> {
         description:
           'Only the contacts API may ask about any token; another client gets {"active": false} except for its own tokens.',
         security: [],
-        requestBody: form({
-          type: 'object',
-          required: ['token'],
-          properties: {
-            token: { type: 'string' },
-            token_type_hint: { type: 'string', enum: ['access_token', 'refresh_token'] },
-            ...clientCredentials,
-          },
-        }),
+        requestBody: tokenRequest,
         responses: {
           '200': {
             description: "The token's state; only `active` when it is not active.",
@@ -191,15 +194,7 @@ export function oauthPaths(): Record<string, JsonObject> {
         operationId: 'oauthRevoke',
         summary: 'Revoke a token (RFC 7009); revoking one revokes every token of its grant',
         security: [],
-        requestBody: form({
-          type: 'object',
-          required: ['token'],
-          properties: {
-            token: { type: 'string' },
-            token_type_hint: { type: 'string', enum: ['access_token', 'refresh_token'] },
-            ...clientCredentials,
-          },
-        }),
+        requestBody: tokenRequest,
         responses: {
           '200': { description: 'Revoked, or there was nothing to revoke (RFC 7009 §2.2).' },
           '400': errorAnswer('invalid_request: no token.'),
