@@ -64,7 +64,14 @@ const oauthError = {
   },
 };
 
+/** An RFC 6749-style form body, the only encoding oidc-provider reads on introspection and revocation. */
 const form = (schema: JsonObject) => ({
+  required: true,
+  content: { 'application/x-www-form-urlencoded': { schema } },
+});
+
+/** The token endpoint also reads the same parameters as a JSON object (the auth server translates it). */
+const formOrJson = (schema: JsonObject) => ({
   required: true,
   content: {
     'application/x-www-form-urlencoded': { schema },
@@ -106,7 +113,7 @@ export function oauthPaths(): Record<string, JsonObject> {
         operationId: 'oauthToken',
         summary: 'Exchange an authorization code, or a refresh token, for tokens',
         security: [],
-        requestBody: form({
+        requestBody: formOrJson({
           type: 'object',
           required: ['grant_type'],
           properties: {
@@ -135,7 +142,11 @@ export function oauthPaths(): Record<string, JsonObject> {
                   required: ['access_token', 'token_type', 'expires_in'],
                   properties: {
                     access_token: { type: 'string' },
-                    token_type: { type: 'string', const: 'Bearer' },
+                    token_type: {
+                      type: 'string',
+                      enum: ['Bearer', 'DPoP'],
+                      description: 'DPoP when the request carried a DPoP proof (RFC 9449), else Bearer.',
+                    },
                     expires_in: { type: 'integer', description: 'Seconds (14 days by default).' },
                     refresh_token: { type: 'string' },
                     scope: { type: 'string' },
