@@ -18,8 +18,9 @@ import { senderConstraint } from './auth/sender-constraint';
 import { TokenCache } from './auth/token-cache';
 import { tokenCacheMetrics } from './auth/token-cache-metrics';
 import type { ContactsApiConfig } from './config';
+import { allowedMethods } from './http/allowed-methods';
 import { readBearer } from './http/bearer';
-import { ApiError, errorEnvelopeOf, errorRenderer } from './http/errors';
+import { errorEnvelopeOf, errorRenderer } from './http/errors';
 import { type RegisteredRoute, registeredRoutes } from './http/openapi-paths';
 import { perTokenRateLimit } from './http/rate-limit';
 import type { RouteDependencies } from './routes/context';
@@ -89,8 +90,8 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
   };
   const v3Router = contactRoutesV3(dependencies);
   const v4Routers = [
-    // Before contactRoutes: /v4/contacts/changes, /batch, /export and /import would otherwise
-    // match /v4/contacts/:id.
+    // Before contactRoutes: /v4/contacts/changes, /batch, /export and /import also match
+    // /v4/contacts/:id (see fixedPathsFirst).
     batchRoutes(dependencies),
     vCardRoutes(dependencies),
     changeRoutes(dependencies, {
@@ -108,13 +109,7 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
     root.use(router.routes());
   }
   app.use(root.routes());
-  app.use(
-    root.allowedMethods({
-      throw: true,
-      methodNotAllowed: () => new ApiError(405, 'method_not_allowed', 'Method not allowed.'),
-      notImplemented: () => new ApiError(405, 'method_not_allowed', 'Method not allowed.'),
-    }),
-  );
+  app.use(allowedMethods(root));
 
   logger.debug({ authUrl: config.authUrl }, 'contacts api ready');
   return {

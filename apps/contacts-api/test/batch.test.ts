@@ -143,6 +143,27 @@ describe('POST /v4/contacts/batch', () => {
     expect(await countOf(client)).toBe(0);
   });
 
+  it('refuses a join_date PostgreSQL cannot store and ids past the integer range, naming the operation', async () => {
+    const client = await aClient(stack);
+    const existing = await aContact(stack.db, client.member, { name: 'Kept' });
+    const { status, body } = await batch(client, [
+      { op: 'create', contact: { name: 'Year zero', join_date: '0000-01-01' } },
+      { op: 'update', id: existing, contact: { join_date: '0000-02-29' } },
+      { op: 'update', id: 2_147_483_648, contact: { name: 'X' } },
+      { op: 'delete', id: 2_147_483_648 },
+      { op: 'create', contact: { name: 'Group', group_id: '2147483648' } },
+    ]);
+    expect(status).toBe(422);
+    expect(Object.keys(body.error.fields ?? {})).toEqual([
+      'operations[0].contact.join_date',
+      'operations[1].contact.join_date',
+      'operations[2].id',
+      'operations[3].id',
+      'operations[4].contact.group_id',
+    ]);
+    expect(await stack.db('contacts').where({ owner_id: client.member.id }).pluck('name')).toEqual(['Kept']);
+  });
+
   it('refuses an empty batch, more than 200 operations and a body that is not a batch with 422', async () => {
     const client = await aClient(stack);
     for (const operations of [[], Array.from({ length: 201 }, () => ({ op: 'create', contact: { name: 'N' } })), 'x']) {

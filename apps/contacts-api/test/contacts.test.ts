@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aCategory, aClient, aContact, aGroup, aMember, type Client } from './support/factories';
+import { aCategory, aClient, aContact, aGroup, aMember, type Client, multipart } from './support/factories';
 import { type Stack, startStack } from './support/servers';
 
 interface Contact {
@@ -118,6 +118,36 @@ describe('POST /v4/contacts', () => {
     expect(body.error.fields?.[field]?.[0]).toEqual(expect.any(String));
   });
 
+  it('refuses a join_date PostgreSQL cannot store (year 0000) with 422 on every v4 write, writing nothing', async () => {
+    const writer = await aClient(stack);
+    const existing = await aContact(stack.db, writer.member, { name: 'Dated', join_date: '2020-01-01' });
+    for (const join_date of ['0000-01-01', '0000-02-29']) {
+      const answers = [
+        await writer.request('/v4/contacts', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'x', join_date }),
+        }),
+        await writer.request('/v4/contacts', { method: 'POST', body: new URLSearchParams({ name: 'x', join_date }) }),
+        await writer.request('/v4/contacts', { method: 'POST', body: multipart({ name: 'x', join_date }) }),
+        await writer.request(`/v4/contacts/${existing}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ join_date }),
+        }),
+      ];
+      for (const answer of answers) {
+        expect(answer.status, join_date).toBe(422);
+        const { error } = (await answer.json()) as Failure;
+        expect(error.fields?.join_date).toEqual([
+          'The join date must be a real date from 0001-01-01 to 9999-12-31, as YYYY-MM-DD.',
+        ]);
+      }
+    }
+    expect(await stack.db('contacts').where({ owner_id: writer.member.id }).pluck('name')).toEqual(['Dated']);
+    expect((await writer.json<One>(`/v4/contacts/${existing}`)).body.data.join_date).toBe('2020-01-01');
+  });
+
   it('refuses malformed JSON with 400, never 500', async () => {
     const response = await ada.request('/v4/contacts', {
       method: 'POST',
@@ -209,6 +239,28 @@ describe('GET /v4/contacts/{id} and POST /v4/contacts/{id}', () => {
     expect(stale.status).toBe(412);
     expect((await ada.json<One>(`/v4/contacts/${id}`)).body.data.city).toBe('Rome');
   });
+
+  it('takes an If-Match list when any of its tags is current (RFC 9110 §13.1.1), and * for any contact', async () => {
+    const created = await ada.json<One>('/v4/contacts', { method: 'POST', json: { name: 'Listed' } });
+    const id = created.body.data.id;
+    let etag = created.response.headers.get('etag')!;
+    for (const list of [(tag: string) => `"a", ${tag}`, (tag: string) => `${tag} , "b"`, () => '*']) {
+      const ifMatch = list(etag);
+      const answer = await ada.json<One>(`/v4/contacts/${id}`, {
+        method: 'POST',
+        json: { city: ifMatch },
+        headers: { 'if-match': ifMatch },
+      });
+      expect(answer.status, ifMatch).toBe(200);
+      etag = answer.response.headers.get('etag')!;
+    }
+    const none = await ada.json<Failure>(`/v4/contacts/${id}`, {
+      method: 'POST',
+      json: { city: 'Nope' },
+      headers: { 'if-match': '"a", "b"' },
+    });
+    expect(none.status).toBe(412);
+  });
 });
 
 describe('GET /v4/contacts', () => {
@@ -260,6 +312,10 @@ describe('GET /v4/contacts', () => {
     `cursor=${Buffer.from('{"a":2147483648}').toString('base64url')}`,
     'updated_since=yesterday',
     'group_id=x',
+    // Past the largest id PostgreSQL's integer holds (it failed the query: 500), and no id at all.
+    'group_id=2147483648',
+    'group_id=9999999999',
+    'group_id=0',
     'limit=1&limit=2',
   ])('refuses ?%s with 422', async (query) => {
     const { status, body } = await ada.json<Failure>(`/v4/contacts?${query}`);
@@ -305,6 +361,9 @@ describe('DELETE /v4/contacts', () => {
     [{ contact_ids: ['1'] }],
     [{ contact_ids: [1.5] }],
     [{ contact_ids: 'all' }],
+    [{ contact_ids: [2_147_483_648] }],
+    [{ group_id: 2_147_483_648 }],
+    [{ group_id: 0 }],
     [{ contact_ids: Array.from({ length: 1001 }, (_, i) => i + 1) }],
   ])('refuses the body %j with 422', async (json) => {
     expect((await ada.json('/v4/contacts', { method: 'DELETE', json })).status).toBe(422);

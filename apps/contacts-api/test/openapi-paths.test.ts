@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { koaGuard } from '../src/http/guard';
 import { openApiPaths, registeredRoutes } from '../src/http/openapi-paths';
+import { asRateLimit } from '../src/http/rate-limit';
 
 const guarded = (operationId: string, scope: 'contacts:read' | 'contacts:write') =>
   koaGuard({
@@ -57,7 +58,48 @@ describe('openApiPaths', () => {
   it('refuses to document a route without a guard', () => {
     const router = new Router();
     router.get('/v4/open', () => {});
-    expect(registeredRoutes([router])).toEqual([{ method: 'get', path: '/v4/open', contract: undefined }]);
+    expect(registeredRoutes([router])).toEqual([
+      { method: 'get', path: '/v4/open', contract: undefined, rateLimited: false },
+    ]);
     expect(() => openApiPaths(registeredRoutes([router]))).toThrow('GET /v4/open has no guard');
+  });
+
+  it('adds 400, 413 and 415 to every operation with a body, and 429 to every one behind the rate limit', () => {
+    const rateLimit = asRateLimit((_ctx, next) => next());
+    const router = new Router();
+    const write = (operationId: string) =>
+      koaGuard({
+        operationId,
+        summary: operationId,
+        scope: 'contacts:write',
+        body: z.object({ name: z.string() }),
+        responses: { 200: { description: 'Done.' }, 413: { description: 'The image is too large.' } },
+      }).middleware;
+    router.post('/v4/things', rateLimit, write('createThing'), () => {});
+    router.post('/v3/things', write('createThingV3'), () => {});
+    router.get('/v4/things/:id', rateLimit, guarded('getThing', 'contacts:read'), () => {});
+    const paths = openApiPaths(registeredRoutes([router])) as Record<
+      string,
+      Record<string, { responses: Record<string, { description: string; headers?: object; content?: object }> }>
+    >;
+    const v4 = paths['/v4/things']!.post!.responses;
+    expect(Object.keys(v4).sort()).toEqual(['200', '400', '401', '403', '413', '415', '429', '503']);
+    expect(v4['400']?.description).toMatch(/Content-Encoding/);
+    // The route's own 413 is kept, and the body's limits are added to it.
+    expect(v4['413']?.description).toMatch(/^The image is too large\. .*1 MB/);
+    expect(v4['415']?.headers).toHaveProperty('Accept-Encoding');
+    expect(Object.keys(v4['429']?.headers ?? {}).sort()).toEqual([
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+      'Retry-After',
+    ]);
+    expect(v4['429']?.content).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/Error' } } });
+    // v3: the same answers in Laravel's shape, and no 429 where no rate limit stands.
+    const v3 = paths['/v3/things']!.post!.responses;
+    expect(Object.keys(v3).sort()).toEqual(['200', '400', '401', '403', '413', '415', '503']);
+    expect(v3['415']?.content).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/MessageV3' } } });
+    // Without a body: 429 only.
+    expect(Object.keys(paths['/v4/things/{id}']!.get!.responses).sort()).toEqual(['200', '401', '403', '429', '503']);
   });
 });

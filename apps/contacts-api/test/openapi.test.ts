@@ -11,7 +11,8 @@ let stack: Stack;
 let client: Client;
 let document: JsonObject & { paths: Record<string, Record<string, { responses: Record<string, JsonObject> }>> };
 beforeAll(async () => {
-  stack = await startStack();
+  // With a rate limit, as deployed by default (API_RATE_LIMIT), so that its 429 is documented.
+  stack = await startStack({ apiRateLimit: { points: 100_000, duration: 60 } });
   client = await aClient(stack);
   document = (await (await fetch(`${stack.apiUrl}/openapi.json`)).json()) as typeof document;
 });
@@ -117,6 +118,59 @@ describe('OpenAPI document', () => {
     const limit = (document.paths['/v3/contacts/{offset}/{limit}'] as unknown as { parameters: JsonObject[] })
       .parameters[1] as { schema: { maximum: number } };
     expect(limit.schema.maximum).toBe(MAX_LIST_LIMIT);
+  });
+
+  it('documents the answers every body and the rate limit give, on every operation that has them', () => {
+    const operations = Object.entries(document.paths)
+      .filter(([path]) => !path.startsWith('/oauth/'))
+      .flatMap(([path, item]) =>
+        Object.entries(item)
+          .filter(([method]) => method !== 'parameters')
+          .map(([method, operation]) => ({ name: `${method} ${path}`, v3: path.startsWith('/v3/'), operation })),
+      );
+    const withBody = operations.filter(({ operation }) => 'requestBody' in operation);
+    expect(withBody.map(({ name }) => name).sort()).toEqual([
+      'delete /v4/contacts',
+      'patch /v3/contacts/{id}',
+      'post /v3/contacts',
+      'post /v3/contacts/{id}',
+      'post /v4/contacts',
+      'post /v4/contacts/batch',
+      'post /v4/contacts/import',
+      'post /v4/contacts/{id}',
+    ]);
+    for (const { name, v3, operation } of withBody) {
+      const shape = { 'application/json': { schema: { $ref: `#/components/schemas/${v3 ? 'MessageV3' : 'Error'}` } } };
+      for (const status of ['400', '413', '415']) {
+        expect(operation.responses[status]?.content, `${name} ${status}`).toEqual(shape);
+      }
+      expect(operation.responses['400']?.description, name).toMatch(/UTF-8.*Content-Encoding/);
+      expect(operation.responses['415']?.headers, name).toHaveProperty('Accept-Encoding');
+    }
+    expect(document.paths['/v4/contacts']?.post?.responses['413']?.description).toMatch(
+      /^The image is larger than 12 MB\. .*JSON or form body larger than 1 MB/,
+    );
+    for (const { name, operation } of operations) {
+      expect(Object.keys(operation.responses['429']?.headers ?? {}), name).toEqual(
+        expect.arrayContaining(['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']),
+      );
+    }
+    expect((document.info as { description: string }).description).toMatch(/405.*`Allow`/);
+  });
+
+  it("documents the create's Location, and the image's ETag as its own validator for If-None-Match", () => {
+    const created = document.paths['/v4/contacts']?.post?.responses['201'] as { headers: Record<string, JsonObject> };
+    expect(Object.keys(created.headers)).toEqual(['ETag', 'Location']);
+    const image = document.paths['/v4/contacts/{id}/image']?.get as unknown as {
+      parameters: JsonObject[];
+      responses: Record<string, { headers: { ETag: { description: string } } }>;
+    };
+    for (const status of ['200', '304']) {
+      const etag = image.responses[status]?.headers.ETag.description ?? '';
+      expect(etag, status).toMatch(/If-None-Match/);
+      expect(etag, status).not.toMatch(/If-Match/);
+    }
+    expect(image.parameters).toContainEqual(expect.objectContaining({ name: 'If-None-Match', in: 'header' }));
   });
 
   it('describes real responses, successes and errors alike', async () => {

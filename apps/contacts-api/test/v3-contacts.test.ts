@@ -260,7 +260,9 @@ describe('POST /v3/contacts: validation (Laravel bodies)', () => {
     [{ name: 'A', zipcode: '1234567' }, 'zipcode'],
     [{ name: 'A', website: 'example.com' }, 'website'],
     [{ name: 'A', join_date: '2024-02-30' }, 'join_date'],
+    [{ name: 'A', join_date: '0000-01-01' }, 'join_date'],
     [{ name: 'A', business_category_id: 'abc' }, 'business_category_id'],
+    [{ name: 'A', group_id: '2147483648' }, 'group_id'],
     [{ name: 'A', referrer_id: 'abc' }, 'referrer_id'],
     [{ name: 'A', referrer_id: 1.5 }, 'referrer_id'],
     [{ name: 'A', group_id: '-3' }, 'group_id'],
@@ -340,6 +342,16 @@ describe('PATCH /v3/contacts/{id}', () => {
     const same = await postForm(ada, `/v3/contacts/${id}`, { email: 'mine@example.com' }, 'PATCH');
     expect((await postForm(ada, `/v3/contacts/${id}`, { email: 'MINE@example.com' }, 'PATCH')).status).toBe(200);
     expect(same.status).toBe(200);
+  });
+
+  it('refuses a join_date PostgreSQL cannot store (year 0000) with 422, keeping the stored one', async () => {
+    const { id } = (await postForm(ada, '/v3/contacts', { name: 'Dated v3', join_date: '2020-01-01' })).body;
+    for (const join_date of ['0000-01-01', '0000-02-29']) {
+      const { status, body } = await postForm(ada, `/v3/contacts/${id}`, { join_date }, 'PATCH');
+      expect(status, join_date).toBe(422);
+      expect(Object.keys(body.errors)).toEqual(['join_date']);
+    }
+    expect((await stack.db('contacts').where({ id }).first())?.join_date).toBe('2020-01-01');
   });
 
   it('never empties the name (422), and clears a referrer sent empty', async () => {

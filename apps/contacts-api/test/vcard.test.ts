@@ -120,6 +120,41 @@ describe('vCard export and import', () => {
     expect(grace).toMatchObject({ email: 'grace@example.test', personal_number: '111', work_number: '222' });
   });
 
+  it('skips a card whose join date PostgreSQL cannot store, with its reason, and imports the others', async () => {
+    const client = await aClient(stack);
+    const card = (name: string, joined: string) =>
+      ['BEGIN:VCARD', 'VERSION:4.0', `FN:${name}`, `X-CONTACTS-JOIN-DATE:${joined}`, 'END:VCARD'].join('\r\n');
+    const { status, body } = await importText(
+      client,
+      [card('Year zero', '0000-01-01'), card('Fine', '2001-02-03')].join('\r\n'),
+    );
+    expect(status).toBe(200);
+    expect(body.data).toEqual({
+      created: 1,
+      skipped: [
+        {
+          index: 0,
+          reason: 'join_date: The join date must be a real date from 0001-01-01 to 9999-12-31, as YYYY-MM-DD.',
+        },
+      ],
+    });
+    expect((await list(client)).map((contact) => [contact.name, contact.join_date])).toEqual([['Fine', '2001-02-03']]);
+  });
+
+  it('refuses a body whose only card never ends (no complete BEGIN…END) with 422, as one without any', async () => {
+    const client = await aClient(stack);
+    const unterminated = await importText(client, 'BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Cut short\r\n');
+    expect(unterminated.status).toBe(422);
+    expect(Object.keys(unterminated.body.error.fields ?? {})).toEqual(['file']);
+    // With a complete card beside it, the unterminated one is skipped with its reason.
+    const mixed = await importText(
+      client,
+      'BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Whole\r\nEND:VCARD\r\nBEGIN:VCARD\r\nVERSION:4.0\r\nFN:Cut\r\n',
+    );
+    expect(mixed.status).toBe(200);
+    expect(mixed.body.data).toEqual({ created: 1, skipped: [{ index: 1, reason: 'The card has no END:VCARD.' }] });
+  });
+
   it('refuses a body without a vCard (422), one too large (413), another type (415), and writes nothing', async () => {
     const client = await aClient(stack);
     const none = await importText(client, 'just text');

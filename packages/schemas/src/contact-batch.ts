@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { contactCreateV4, contactUpdateV4 } from './contact-input';
 import { contactV4 } from './contact-v4';
+import { rowIdMessage, rowIdNumber } from './row-id';
 import type { FieldErrors } from './validation';
 import { validate } from './validation';
 
 export const MAX_BATCH_OPERATIONS = 200;
 
-const idMessage = 'The id must be a positive integer.';
-const rowId = z.int({ error: idMessage }).positive(idMessage).max(2_147_483_647, idMessage);
+const rowId = rowIdNumber(rowIdMessage('id'));
 
 /** The envelope of POST /v4/contacts/batch; each operation is checked on its own (see readBatchOperations). */
 export const contactBatchV4 = z.object({

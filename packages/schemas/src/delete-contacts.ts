@@ -1,8 +1,9 @@
 import { z } from 'zod';
 
 import { MAX_DELETE_IDS } from './limits';
+import { MAX_ROW_ID, rowIdMessage, rowIdNumber } from './row-id';
 
-const idMessage = 'Each contact id must be a positive integer.';
+const idMessage = `Each contact id must be an integer from 1 to ${MAX_ROW_ID}.`;
 
 /**
  * DELETE /v4/contacts: contact_ids and/or group_id, at least one of them. With both, only the
@@ -11,16 +12,12 @@ const idMessage = 'Each contact id must be a positive integer.';
 export const deleteContactsV4 = z
   .object({
     contact_ids: z
-      .array(z.int({ error: idMessage }).positive(idMessage).max(2_147_483_647, idMessage), {
+      .array(rowIdNumber(idMessage), {
         error: 'The contact ids must be an array of integers.',
       })
       .max(MAX_DELETE_IDS, `At most ${MAX_DELETE_IDS} contact ids can be deleted at once.`)
       .optional(),
-    group_id: z
-      .int({ error: 'The group id must be an integer.' })
-      .positive('The group id must be an integer.')
-      .max(2_147_483_647, 'The group id must be an integer.')
-      .optional(),
+    group_id: rowIdNumber(rowIdMessage('group id')).optional(),
   })
   .superRefine((body, ctx) => {
     if (body.contact_ids === undefined && body.group_id === undefined) {

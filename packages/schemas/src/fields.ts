@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isRowId, rowIdMessage, rowIdNumber } from './row-id';
 
 /**
  * Field-level schemas shared by every contact input (v4 and v3). Each accepts what a
@@ -50,26 +51,40 @@ export function optionalWebsite(max = 2048) {
     .transform((value) => (value === '' ? null : value));
 }
 
-/** A real calendar date, YYYY-MM-DD (2024-02-30 is refused). */
+/** The dates a `date` field holds: what PostgreSQL's `date` stores of four-digit ISO years (it has no year 0). */
+export const MIN_DATE = '0001-01-01';
+export const MAX_DATE = '9999-12-31';
+
+/**
+ * A real calendar date, YYYY-MM-DD, from MIN_DATE to MAX_DATE: 2024-02-30 is refused, and so is
+ * 0000-01-01, which ISO 8601 allows but PostgreSQL cannot store (it failed the write: 500).
+ */
 export function optionalDate(field: string) {
-  const message = `The ${label(field)} must be a valid date in the format YYYY-MM-DD.`;
+  const message = `The ${label(field)} must be a real date from ${MIN_DATE} to ${MAX_DATE}, as YYYY-MM-DD.`;
   return z
-    .union([z.literal(''), z.iso.date({ error: message })], { error: message })
+    .union(
+      [
+        z.literal(''),
+        // Years have four digits (the format): all but 0000 are PostgreSQL dates. A pattern, so
+        // that the document states the rule too.
+        z.iso
+          .date({ error: message })
+          .regex(/^(?!0000)/, message)
+          .meta({ format: 'date', description: `A date from ${MIN_DATE} to ${MAX_DATE}.` }),
+      ],
+      { error: message },
+    )
     .nullable()
     .transform((value) => (value === '' ? null : value));
 }
 
-/** A positive integer id; from forms it arrives as a digit string. */
+/** A row id (see row-id.ts); from forms it arrives as a digit string. */
 export function optionalId(field: string) {
-  const message = `The ${label(field)} must be an integer.`;
+  const message = rowIdMessage(label(field));
   return z
-    .union(
-      [
-        z.int({ error: message }).positive(message).max(2_147_483_647, message),
-        z.string({ error: message }).regex(/^\s*(\d{1,10})?\s*$/, message),
-      ],
-      { error: message },
-    )
+    .union([rowIdNumber(message), z.string({ error: message }).regex(/^\s*(\d{1,10})?\s*$/, message)], {
+      error: message,
+    })
     .nullable()
     .transform((value, ctx) => {
       if (value === null) return null;
@@ -77,7 +92,7 @@ export function optionalId(field: string) {
       const trimmed = value.trim();
       if (trimmed === '') return null;
       const number = Number(trimmed);
-      if (number < 1 || number > 2_147_483_647) {
+      if (!isRowId(number)) {
         ctx.addIssue({ code: 'custom', message });
         return z.NEVER;
       }

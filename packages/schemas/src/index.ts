@@ -14,5 +14,6 @@ export * from './list-query';
 export * from './lookups';
 export * from './oauth-endpoints';
 export * from './openapi';
+export * from './row-id';
 export * from './validation';
 export * from './vcard/index';

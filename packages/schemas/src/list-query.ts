@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import { MAX_LIST_LIMIT } from './limits';
+import { MAX_ROW_ID, rowIdDigits, rowIdMessage } from './row-id';
 
 export const DEFAULT_LIST_LIMIT = 100;
 
@@ -21,8 +22,8 @@ export function decodeCursor(value: string): ListCursor | undefined {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
     const id = (parsed as { a?: unknown } | null)?.a;
-    // Ids are PostgreSQL integers (MAX_ROW_ID in @contacts/db): a larger one is no cursor of ours.
-    return typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 && id <= 2_147_483_647
+    // 0 (before the first row) or a row id: a larger one is no cursor of ours.
+    return typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 && id <= MAX_ROW_ID
       ? { after_id: id }
       : undefined;
   } catch {
@@ -56,9 +57,11 @@ export const listContactsQueryV4 = z.object({
     .optional()
     .describe('Case-insensitive search in name, e-mail and company name.'),
   group_id: oneValue('group_id')
-    .regex(/^\d{1,10}$/, 'The group id must be an integer.')
-    .transform(Number)
-    .optional(),
+    .pipe(rowIdDigits(rowIdMessage('group id')))
+    // Documented as the integer it stands for (a query value is always text).
+    .meta({ type: 'integer', minimum: 1, maximum: MAX_ROW_ID })
+    .optional()
+    .describe('Only the contacts in this group.'),
   updated_since: oneValue('updated_since')
     .pipe(z.iso.datetime({ offset: true, error: 'The updated since must be an RFC 3339 date-time.' }))
     .transform((value) => new Date(value))

@@ -85,7 +85,7 @@ export function buildOpenApiDocument(options: { serverUrl: string; paths: Record
       title: 'Member contacts API',
       version: '4.0.0',
       description:
-        'Every member\'s private address book. Send `Authorization: Bearer <token>` (an OAuth access token or a personal access token). Reads need the `contacts:read` scope, writes `contacts:write` (or `*`). A DPoP-bound token (`token_type` DPoP, RFC 9449) is sent as `Authorization: DPoP <token>` with a fresh `DPoP` proof header for each request (`htm`, `htu` = the public URL of the request without query, `iat` within 60 s, unique `jti`, `ath`; algorithms ES256, ES384, ES512, Ed25519, EdDSA, PS256, RS256); it is refused as Bearer. Errors: 401 with `WWW-Authenticate: DPoP error="invalid_token"` or `error="invalid_dpop_proof"` and `algs`.',
+        'Every member\'s private address book. Send `Authorization: Bearer <token>` (an OAuth access token or a personal access token). Reads need the `contacts:read` scope, writes `contacts:write` (or `*`). A DPoP-bound token (`token_type` DPoP, RFC 9449) is sent as `Authorization: DPoP <token>` with a fresh `DPoP` proof header for each request (`htm`, `htu` = the public URL of the request without query, `iat` within 60 s, unique `jti`, `ath`; algorithms ES256, ES384, ES512, Ed25519, EdDSA, PS256, RS256); it is refused as Bearer. Errors: 401 with `WWW-Authenticate: DPoP error="invalid_token"` or `error="invalid_dpop_proof"` and `algs`. Request bodies are UTF-8, and may be sent with `Content-Encoding: gzip`, `deflate` or `br`. A method a path does not answer gets `405` with an `Allow` header naming those it does.',
     },
     servers: [{ url: options.serverUrl }],
     tags: [V4_TAG, V3_TAG, OAUTH_TAG],

@@ -7,15 +7,15 @@ export type Validated<T> = { ok: true; value: T } | { ok: false; fields: FieldEr
 
 /**
  * Runs a schema and turns its issues into per-field messages (problems with the whole input go
- * under "_"). Every string of the input is also refused when it holds a NUL character, whatever
- * the schema: PostgreSQL text cannot store one, and would fail the statement instead.
+ * under "_"). Every string of the input is also refused when it is text PostgreSQL cannot store
+ * as sent, whatever the schema (see textProblem).
  */
 export function validate<S extends z.ZodType>(schema: S, input: unknown): Validated<z.output<S>> {
-  const nul = fieldsWithNul(input);
+  const unstorable = fieldsWithUnstorableText(input);
   const result = schema.safeParse(input);
-  if (result.success && nul === undefined) return { ok: true, value: result.data };
+  if (result.success && unstorable === undefined) return { ok: true, value: result.data };
   const fields = result.success ? {} : fieldErrorsOf(result.error);
-  for (const [key, messages] of Object.entries(nul ?? {})) fields[key] = [...(fields[key] ?? []), ...messages];
+  for (const [key, messages] of Object.entries(unstorable ?? {})) fields[key] = [...(fields[key] ?? []), ...messages];
   return { ok: false, fields };
 }
 
@@ -30,17 +30,33 @@ export function fieldErrorsOf(error: z.ZodError): FieldErrors {
   return fields;
 }
 
-const hasNul = (value: unknown) => typeof value === 'string' && value.includes('\u0000');
+/** With the `u` flag a surrogate pair is one character, so this finds only unpaired halves. */
+const LONE_SURROGATE = /\p{Cs}/u;
 
-/** The fields (of a flat input: a body or a query) with a string, or a list of strings, holding NUL. */
-function fieldsWithNul(input: unknown): FieldErrors | undefined {
-  if (hasNul(input)) return { _: ['The input must not contain NUL characters.'] };
+/**
+ * Why a value is text PostgreSQL cannot store as sent: a NUL character (text cannot hold one; the
+ * statement would fail), or a lone surrogate, which only a JSON escape such as "\ud800" can carry
+ * (the API reads bodies as strict UTF-8) and which is no Unicode text: it would be stored as U+FFFD.
+ */
+function textProblem(value: unknown, label: string): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  if (value.includes('\u0000')) return `The ${label} must not contain NUL characters.`;
+  if (LONE_SURROGATE.test(value)) return `The ${label} must be valid Unicode text (it holds a lone surrogate).`;
+  return undefined;
+}
+
+/** The fields (of a flat input: a body or a query) with a string, or a list of strings, PostgreSQL cannot store. */
+function fieldsWithUnstorableText(input: unknown): FieldErrors | undefined {
+  const whole = textProblem(input, 'input');
+  if (whole) return { _: [whole] };
   if (input === null || typeof input !== 'object') return undefined;
   const fields: FieldErrors = {};
   for (const [key, value] of Object.entries(input)) {
-    if (Array.isArray(value) ? value.some(hasNul) : hasNul(value)) {
-      fields[key] = [`The ${key.replaceAll('_', ' ')} must not contain NUL characters.`];
-    }
+    const label = key.replaceAll('_', ' ');
+    const problem = Array.isArray(value)
+      ? value.map((item) => textProblem(item, label)).find((found) => found !== undefined)
+      : textProblem(value, label);
+    if (problem) fields[key] = [problem];
   }
   return Object.keys(fields).length > 0 ? fields : undefined;
 }

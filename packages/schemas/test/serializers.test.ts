@@ -85,6 +85,19 @@ describe('list query', () => {
     });
     expect(validate(listContactsQueryV4, { limit: '1001' }).ok).toBe(false);
   });
+
+  it('reads group_id in the range of a row id (a larger one failed the query: 500)', () => {
+    expect(validate(listContactsQueryV4, { group_id: '2147483647' })).toEqual({
+      ok: true,
+      value: { group_id: 2147483647 },
+    });
+    for (const group_id of ['2147483648', '9999999999', '0', '-1', '1.5']) {
+      expect(validate(listContactsQueryV4, { group_id }), group_id).toEqual({
+        ok: false,
+        fields: { group_id: ['The group id must be an integer from 1 to 2147483647.'] },
+      });
+    }
+  });
 });
 
 describe('OpenAPI document', () => {
@@ -99,5 +112,17 @@ describe('OpenAPI document', () => {
     expect(document.components.schemas.ContactInput?.properties?.zipcode).toEqual({
       anyOf: [{ type: 'string', maxLength: 6 }, { type: 'null' }],
     });
+  });
+
+  it('states the input rules the validation applies: dates from year 0001, ids up to the row id range', () => {
+    const document = buildOpenApiDocument({ serverUrl: 'https://api.example.com', paths: {} }) as {
+      components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
+    };
+    const input = document.components.schemas.ContactInput?.properties ?? {};
+    const joinDate = JSON.stringify(input.join_date);
+    expect(joinDate).toContain('"format":"date"');
+    expect(joinDate).toContain('(?!0000)');
+    expect(joinDate).toContain('A date from 0001-01-01 to 9999-12-31.');
+    expect(JSON.stringify(input.group_id)).toContain('"minimum":1,"maximum":2147483647');
   });
 });

@@ -181,7 +181,7 @@ describe('parseVCards', () => {
   it('finds no card in text that holds none, and flags an unterminated one', () => {
     expect(parseVCards('hello\r\nworld')).toEqual([]);
     expect(parseVCards('BEGIN:VCARD\r\nVERSION:4.0\r\nFN:X')).toEqual([
-      { ok: false, reason: 'The card has no END:VCARD.' },
+      { ok: false, reason: 'The card has no END:VCARD.', unterminated: true },
     ]);
   });
 });

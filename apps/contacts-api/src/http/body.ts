@@ -1,26 +1,24 @@
 import { hasRequestBody, requestBodyAbandoned } from '@contacts/config';
+import { parse as parseJsonText } from '@hapi/bourne';
 import type { Context, Middleware } from 'koa';
-import { koaBody } from 'koa-body';
+import { readBodyText, requireUtf8Charset } from './body-text';
 import { ApiError } from './errors';
+import { parseForm } from './form';
 import { type MultipartBody, parseMultipart, type UploadedFile } from './multipart';
 
 /**
  * The request body, whatever its encoding: JSON, a URL-encoded form, or multipart/form-data
  * (required when an image is sent), kept on `ctx.state.body` for bodyOf(): the fields and the
- * uploaded files. Malformed bodies → 400; other content types → 415.
+ * uploaded files. Every one is read the same way: Content-Encoding undone (content-coding.ts),
+ * strict UTF-8, limits answered with 413. Malformed bodies → 400; other content types → 415.
  */
 export interface ParsedBody {
   fields: unknown;
   files: UploadedFile[];
 }
 
-const jsonAndForm = koaBody({
-  multipart: false,
-  text: false,
-  jsonLimit: '1mb',
-  formLimit: '1mb',
-  parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as never,
-});
+/** The largest JSON or form body, once decoded. */
+export const MAX_JSON_BYTES = 1024 * 1024;
 
 export function parseBody(options: { fileFields?: readonly string[] } = {}): Middleware {
   const fileFields = options.fileFields ?? [];
@@ -45,13 +43,34 @@ async function read(ctx: Context, fileFields: readonly string[]): Promise<Parsed
     const parsed: MultipartBody = await parseMultipart(ctx.req, { fileFields });
     return { fields: parsed.fields, files: parsed.files };
   }
-  if (ctx.is('application/json', '+json', 'application/x-www-form-urlencoded')) {
-    await jsonAndForm(ctx, async () => {});
-    return { fields: ctx.request.body ?? {}, files: [] };
+  if (ctx.is('application/json', '+json')) {
+    requireUtf8Charset(ctx);
+    return { fields: parseJson(await readBodyText(ctx, { limit: MAX_JSON_BYTES })), files: [] };
+  }
+  if (ctx.is('application/x-www-form-urlencoded')) {
+    requireUtf8Charset(ctx);
+    return { fields: parseForm(await readBodyText(ctx, { limit: MAX_JSON_BYTES })), files: [] };
   }
   throw new ApiError(
     415,
     'unsupported_media_type',
     'Send JSON, application/x-www-form-urlencoded or multipart/form-data.',
   );
+}
+
+/** JSON text opening with an object or an array (nothing else is a body), whitespace aside. */
+const OBJECT_OR_ARRAY = /^[ \t\n\r]*[[{]/;
+
+/**
+ * A JSON body: an object or an array; empty text is an empty object. A `__proto__` key is refused
+ * (bourne), so that no later merge of the fields can reach Object.prototype.
+ */
+function parseJson(text: string): unknown {
+  if (text === '') return {};
+  if (!OBJECT_OR_ARRAY.test(text)) throw new ApiError(400, 'bad_request', 'The body is not a JSON object.');
+  try {
+    return parseJsonText(text, { protoAction: 'error' });
+  } catch {
+    throw new ApiError(400, 'bad_request', 'The body is not valid JSON.');
+  }
 }

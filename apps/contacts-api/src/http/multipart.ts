@@ -1,7 +1,10 @@
 import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
 import { MAX_IMAGE_BYTES } from '@contacts/schemas';
 import busboy from 'busboy';
-import { ApiError } from './errors';
+import { decodedBody } from './content-coding';
+import { ApiError, validationFailed } from './errors';
+import { tooManyFields } from './form';
 
 /** Past this much unread upload after a refusal we stop draining and drop the connection. */
 const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
@@ -18,10 +21,17 @@ export interface MultipartBody {
   files: UploadedFile[];
 }
 
+/** The most text fields, and parts, a multipart body may hold (more → 413). */
+export const MAX_MULTIPART_FIELDS = 100;
+export const MAX_MULTIPART_PARTS = 200;
+export const MAX_MULTIPART_FIELD_BYTES = 64 * 1024;
+
 /**
- * Streams a multipart/form-data body through busboy. Files named in `fileFields` are collected
- * (at most `maxFileBytes` each: one byte more and the request is refused with 413 at once,
- * before the rest arrives); other files are discarded unread. Broken bodies → 400.
+ * Streams a multipart/form-data body through busboy, its Content-Encoding undone first (as every
+ * body: content-coding.ts). Files named in `fileFields` are collected, one per field (a second one
+ * → 422 on that field), at most `maxFileBytes` each: one byte more and the request is refused with
+ * 413 at once, before the rest arrives. Other files are discarded unread, unless the request takes
+ * no file at all (422). Text fields must be UTF-8 (see the 'field' handler). Broken bodies → 400.
  */
 export function parseMultipart(
   req: IncomingMessage,
@@ -30,30 +40,43 @@ export function parseMultipart(
   const maxFileBytes = options.maxFileBytes ?? MAX_IMAGE_BYTES;
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
+    let source: Readable;
     try {
       parser = busboy({
         headers: req.headers,
         // busboy's limit fires on reaching its value; one byte of margin makes exactly maxFileBytes pass.
+        // No `files` limit: the 'file' handler says which field had one file too many.
         limits: {
           fileSize: maxFileBytes + 1,
-          files: options.fileFields.length,
-          fields: 100,
-          fieldSize: 64 * 1024,
-          parts: 200,
+          fields: MAX_MULTIPART_FIELDS,
+          fieldSize: MAX_MULTIPART_FIELD_BYTES,
+          parts: MAX_MULTIPART_PARTS,
         },
       });
+      source = decodedBody(req);
     } catch (error) {
-      reject(new ApiError(400, 'bad_request', `Malformed multipart body: ${(error as Error).message}`));
+      reject(
+        error instanceof ApiError
+          ? error
+          : new ApiError(400, 'bad_request', `Malformed multipart body: ${(error as Error).message}`),
+      );
       return;
     }
     const fields: Record<string, string> = {};
     const files: UploadedFile[] = [];
+    /** The file fields a file has come for (it reaches `files` once it has arrived whole). */
+    const fileFieldsSeen = new Set<string>();
     let settled = false;
 
     const fail = (error: ApiError) => {
       if (settled) return;
       settled = true;
-      req.unpipe(parser);
+      source.unpipe(parser);
+      if (source !== req) {
+        // Stop decoding; what is left of the request is drained as it was sent.
+        req.unpipe();
+        source.destroy();
+      }
       parser.removeAllListeners();
       parser.on('error', () => {});
       // Let the client finish sending so that it reads our answer, but keep nothing of it.
@@ -71,16 +94,34 @@ export function parseMultipart(
         fail(new ApiError(413, 'payload_too_large', `The field ${name} is too long.`));
         return;
       }
+      // busboy decodes a text part as UTF-8 (or the charset the part declares) and leaves U+FFFD
+      // where the bytes were not: such a value would be stored altered. Its raw bytes are not at
+      // hand, so a U+FFFD actually sent in a multipart field is refused too.
+      if (value.includes('\uFFFD')) {
+        fail(new ApiError(400, 'bad_request', `The field ${name} is not valid UTF-8 text.`));
+        return;
+      }
       fields[name] = value;
     });
     parser.on('file', (name, stream, info) => {
       // A body that ends inside a file destroys the file's stream with busboy's error: that error
       // is reported once, by the parser's 'error' below; unheard here it would crash the process.
       stream.on('error', () => {});
+      if (options.fileFields.length === 0) {
+        stream.resume();
+        fail(validationFailed({ [name]: ['This request takes no files.'] }));
+        return;
+      }
       if (!options.fileFields.includes(name)) {
         stream.resume();
         return;
       }
+      if (fileFieldsSeen.has(name)) {
+        stream.resume();
+        fail(validationFailed({ [name]: [`Send one ${name} at most.`] }));
+        return;
+      }
+      fileFieldsSeen.add(name);
       const chunks: Buffer[] = [];
       let size = 0;
       const tooLarge = () => {
@@ -110,8 +151,7 @@ export function parseMultipart(
         });
       });
     });
-    parser.on('filesLimit', () => fail(new ApiError(422, 'validation_failed', 'Send one image at most.')));
-    parser.on('fieldsLimit', () => fail(new ApiError(413, 'payload_too_large', 'Too many fields.')));
+    parser.on('fieldsLimit', () => fail(tooManyFields()));
     parser.on('partsLimit', () => fail(new ApiError(413, 'payload_too_large', 'Too many parts.')));
     parser.on('error', (error: Error) =>
       fail(new ApiError(400, 'bad_request', `Malformed multipart body: ${error.message}`)),
@@ -122,6 +162,9 @@ export function parseMultipart(
       resolve({ fields, files });
     });
     req.on('aborted', () => fail(new ApiError(400, 'bad_request', 'The request was aborted.')));
-    req.pipe(parser);
+    source.on('error', (error: Error) =>
+      fail(error instanceof ApiError ? error : new ApiError(400, 'bad_request', 'The request body could not be read.')),
+    );
+    source.pipe(parser);
   });
 }

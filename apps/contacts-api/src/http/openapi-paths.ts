@@ -2,12 +2,16 @@ import { openApiSchema, requiresScope, V3_TAG, V4_TAG } from '@contacts/schemas'
 import type { Router } from '@koa/router';
 import { z } from 'zod';
 import { contractOf, type ResponseContract, type RouteContract } from './guard';
+import { isRateLimit } from './rate-limit';
+import { bodyAnswers, RATE_LIMITED, type SharedAnswer } from './shared-answers';
 
 /**
  * The OpenAPI `paths` of the contacts API, generated from the registered routers: every route's
  * guard declares its parameters, bodies, answers, scope and names (http/guard.ts), and this module
  * only spells them the OpenAPI way. What every operation of an API version shares is added here:
- * the authentication middleware's errors, and for v3 the deprecation headers on every answer.
+ * the authentication middleware's errors, and for v3 the deprecation headers on every answer; so
+ * are the answers of what stands in front of a handler (shared-answers.ts): reading a body, for
+ * every operation with one, and the rate limit, for every route that holds it.
  */
 type JsonObject = Record<string, unknown>;
 // biome-ignore lint/suspicious/noExplicitAny: contracts of every parameter type
@@ -18,6 +22,8 @@ export interface RegisteredRoute {
   /** The path in OpenAPI spelling (`:id` → `{id}`). */
   path: string;
   contract: AnyContract | undefined;
+  /** Whether the route holds the rate limit (it may then answer 429). */
+  rateLimited: boolean;
 }
 
 /** Every operation the routers answer (HEAD is implied by GET), with its guard's contract if it has one. */
@@ -25,10 +31,11 @@ export function registeredRoutes(routers: readonly Router[]): RegisteredRoute[] 
   return routers.flatMap((router) =>
     router.stack.flatMap((layer) => {
       const contract = layer.stack.map(contractOf).find((found) => found !== undefined);
+      const rateLimited = layer.stack.some(isRateLimit);
       const path = layer.path.toString().replace(/:(\w+)/g, '{$1}');
       return layer.methods
         .filter((method) => method !== 'HEAD')
-        .map((method) => ({ method: method.toLowerCase(), path, contract }));
+        .map((method) => ({ method: method.toLowerCase(), path, contract, rateLimited }));
     }),
   );
 }
@@ -36,10 +43,10 @@ export function registeredRoutes(routers: readonly Router[]): RegisteredRoute[] 
 /** The document's paths for these routes (registeredRoutes()); a route without a guard is refused. */
 export function openApiPaths(routes: readonly RegisteredRoute[]): Record<string, JsonObject> {
   const paths: Record<string, Record<string, JsonObject>> = {};
-  for (const { method, path, contract } of routes) {
+  for (const { method, path, contract, rateLimited } of routes) {
     if (!contract) throw new Error(`${method.toUpperCase()} ${path} has no guard, so it cannot be documented.`);
     paths[path] ??= {};
-    paths[path][method] = operationOf(path, contract);
+    paths[path][method] = operationOf(path, contract, rateLimited);
   }
   return Object.fromEntries(Object.entries(paths).map(([path, item]) => [path, withSharedParameters(item)]));
 }
@@ -82,7 +89,7 @@ const V3_AUTH_ERRORS: Record<string, JsonObject> = {
   '503': v3Message('The authorization server cannot be reached to check the token.'),
 };
 
-function operationOf(path: string, contract: AnyContract): JsonObject {
+function operationOf(path: string, contract: AnyContract, rateLimited: boolean): JsonObject {
   const v3 = path.startsWith('/v3/');
   const parameters = [
     ...parametersOf(contract.params, 'path'),
@@ -94,6 +101,21 @@ function operationOf(path: string, contract: AnyContract): JsonObject {
   for (const [status, response] of Object.entries(contract.responses)) responses[status] = responseOf(response);
   for (const [status, response] of Object.entries(v3 ? V3_AUTH_ERRORS : V4_AUTH_ERRORS)) {
     responses[status] ??= response;
+  }
+  const shared: Array<[string, SharedAnswer]> = [
+    ...Object.entries(requestBody ? bodyAnswers(Object.keys(requestBody.content)) : {}),
+    ...(rateLimited ? [['429', RATE_LIMITED] as [string, SharedAnswer]] : []),
+  ];
+  for (const [status, answer] of shared) {
+    const declared = responses[status];
+    // A route's own answer for the status stays first (e.g. its image limit); the shared cases follow.
+    responses[status] = declared
+      ? {
+          ...declared,
+          description: `${declared.description} ${answer.description}`,
+          headers: { ...(declared.headers as JsonObject | undefined), ...answer.headers },
+        }
+      : { ...(v3 ? v3Message : v4Error)(answer.description), ...(answer.headers ? { headers: answer.headers } : {}) };
   }
   if (v3) {
     for (const response of Object.values(responses)) {
@@ -122,7 +144,7 @@ function responseOf(response: ResponseContract): JsonObject {
   };
 }
 
-function requestBodyOf(contract: AnyContract): JsonObject | undefined {
+function requestBodyOf(contract: AnyContract): { required: true; content: JsonObject } | undefined {
   if (contract.requestBody) {
     const content = Object.fromEntries(
       Object.entries(contract.requestBody).map(([type, schema]) => [

@@ -14,7 +14,7 @@ import { ApiError } from './errors';
 export function perTokenRateLimit(db: Database, limit: RateLimit, logger: Logger): Middleware {
   const limiter = sharedRateLimiter(db, limit, 'api_token', (message) => logger.warn(message));
 
-  return async (ctx, next) => {
+  return asRateLimit(async (ctx, next) => {
     const bearer = bearerOf(ctx);
     if (!bearer) return next();
     const verdict = limiter.consume(bearer.hash);
@@ -26,5 +26,21 @@ export function perTokenRateLimit(db: Database, limit: RateLimit, logger: Logger
     }
     ctx.set(verdict.headers);
     await next();
-  };
+  });
+}
+
+const rateLimits = new WeakSet<Middleware>();
+
+/**
+ * Marks `middleware` as the API's rate limit: the OpenAPI document lists its 429 on every route it
+ * stands in (openapi-paths.ts finds it in the route's middleware). Without a limit configured
+ * (API_RATE_LIMIT=0) the routes hold a pass-through instead, and no 429 is documented.
+ */
+export function asRateLimit(middleware: Middleware): Middleware {
+  rateLimits.add(middleware);
+  return middleware;
+}
+
+export function isRateLimit(middleware: unknown): boolean {
+  return typeof middleware === 'function' && rateLimits.has(middleware as Middleware);
 }

@@ -25,6 +25,14 @@ export const ETAG_HEADER = {
   ETag: { schema: { type: 'string' }, description: 'Version of the contact, for If-Match.' },
 };
 
+/** The image's own validator (its SHA-256), not the contact's ETag: it changes only with the image. */
+export const IMAGE_ETAG_HEADER = {
+  ETag: {
+    schema: { type: 'string' },
+    description: "Version of the image (not the contact's ETag); send it in If-None-Match to revalidate.",
+  },
+};
+
 /** The multipart `image` field of a contact write (parsed by parseBody, checked by readContactInput). */
 const imageField = z.object({
   image: z

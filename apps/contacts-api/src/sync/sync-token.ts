@@ -11,6 +11,7 @@
  * its rotation across replicas, would buy nothing. What is checked is the structure, so that
  * malformed input is a 422 and never reaches PostgreSQL as an invalid pg_snapshot (a 500).
  */
+import { isRowId } from '@contacts/db';
 
 /** What a sync token says. */
 export interface SyncToken {
@@ -35,7 +36,6 @@ export interface ChangesCursor {
 /** Longer than any token we issue (a snapshot lists at most max_connections open transactions). */
 const MAX_ENCODED_LENGTH = 16_384;
 const MAX_XID = (1n << 63n) - 1n;
-const MAX_ID = 2_147_483_647;
 
 export function encodeSyncToken(token: SyncToken): string {
   return encode({ k: 't', m: token.memberId, s: token.snapshot, i: token.issuedAt });
@@ -99,8 +99,7 @@ function snapshotStamp(snapshot: unknown, issuedAt: unknown): { snapshot: string
   return { snapshot, issuedAt };
 }
 
-const isId = (value: unknown): value is number =>
-  typeof value === 'number' && Number.isSafeInteger(value) && value >= 1 && value <= MAX_ID;
+const isId = (value: unknown): value is number => typeof value === 'number' && isRowId(value);
 
 function encode(payload: Record<string, unknown>): string {
   return Buffer.from(JSON.stringify(payload)).toString('base64url');

@@ -24,9 +24,15 @@ export interface VCardContact {
   category?: string;
 }
 
-export type ParsedCard = { ok: true; contact: VCardContact } | { ok: false; reason: string };
+/** A card that could not be read, and why; `unterminated` when it has no END:VCARD (no complete card). */
+export type ParsedCard = { ok: true; contact: VCardContact } | { ok: false; reason: string; unterminated?: true };
 
-/** Every BEGIN:VCARD…END:VCARD in the text, in order; an empty list when there is none. */
+const unterminated = (): ParsedCard => ({ ok: false, reason: 'The card has no END:VCARD.', unterminated: true });
+
+/**
+ * Every BEGIN:VCARD…END:VCARD in the text, in order, and each BEGIN:VCARD left open (flagged
+ * `unterminated`); an empty list when there is none.
+ */
 export function parseVCards(text: string): ParsedCard[] {
   const cards: ParsedCard[] = [];
   let current: ContentLine[] | undefined;
@@ -35,7 +41,7 @@ export function parseVCards(text: string): ParsedCard[] {
     if (line.trim() === '') continue;
     const parsed = parseContentLine(line);
     if (parsed?.name === 'BEGIN' && parsed.value.trim().toUpperCase() === 'VCARD') {
-      if (current) cards.push({ ok: false, reason: 'The card has no END:VCARD.' });
+      if (current) cards.push(unterminated());
       current = [];
       broken = false;
     } else if (parsed?.name === 'END' && parsed.value.trim().toUpperCase() === 'VCARD' && current) {
@@ -48,7 +54,7 @@ export function parseVCards(text: string): ParsedCard[] {
       else broken = true;
     }
   }
-  if (current) cards.push({ ok: false, reason: 'The card has no END:VCARD.' });
+  if (current) cards.push(unterminated());
   return cards;
 }
 

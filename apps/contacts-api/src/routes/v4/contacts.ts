@@ -18,6 +18,7 @@ import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { createContact, deleteContacts, getContact, listContacts, updateContactFields } from '../../domain/contacts';
+import { fixedPathsFirst } from '../../http/allowed-methods';
 import { parseBody } from '../../http/body';
 import { readContactInput } from '../../http/contact-input';
 import { etagOf, etagOfJson, ifMatchSatisfied } from '../../http/etag';
@@ -28,6 +29,8 @@ import { contactWriteBody, ETAG_HEADER, IMAGE_LIMIT, idParams, v4Error } from '.
 /** /v4/contacts: list, create, read, partial update, bulk delete. */
 export function contactRoutes({ db, publicUrl, read, write, rateLimit }: RouteDependencies): Router {
   const router = new Router();
+  // /v4/contacts/batch, /changes, /export and /import are not contacts: 405 for other methods there.
+  fixedPathsFirst(router, 'id');
   const serialize = (record: ContactRecord) => toContactV4(record, { publicUrl });
   const sendOne = (ctx: Context, status: number, contact: ContactV4) => {
     // Serialised once, for both the ETag and the body.
@@ -41,8 +44,8 @@ export function contactRoutes({ db, publicUrl, read, write, rateLimit }: RouteDe
 
   const one = z.object({ data: contactV4 });
   const notFound = v4Error("No such contact among the caller's.");
+  // 400, 415 and the body limits' 413 are the document's for every body (http/shared-answers.ts).
   const bodyErrors = {
-    400: v4Error('Malformed JSON or multipart body.'),
     413: v4Error(`The image is larger than ${IMAGE_LIMIT}.`),
     422: v4Error('Validation failed; `fields` holds per-field messages.'),
   };
@@ -79,7 +82,17 @@ export function contactRoutes({ db, publicUrl, read, write, rateLimit }: RouteDe
     summary: 'Create a contact (multipart/form-data when an image is sent)',
     scope: 'contacts:write',
     requestBody: contactWriteBody(contactCreateV4),
-    responses: { 201: { description: 'Created.', headers: ETAG_HEADER, schema: one }, ...bodyErrors },
+    responses: {
+      201: {
+        description: 'Created.',
+        headers: {
+          ...ETAG_HEADER,
+          Location: { schema: { type: 'string', format: 'uri' }, description: 'The URL of the new contact.' },
+        },
+        schema: one,
+      },
+      ...bodyErrors,
+    },
   });
   router.post(
     '/v4/contacts',
@@ -105,7 +118,6 @@ export function contactRoutes({ db, publicUrl, read, write, rateLimit }: RouteDe
     body: deleteContactsV4,
     responses: {
       200: { description: 'What was deleted.', schema: deleteContactsResultV4 },
-      400: v4Error('Malformed JSON.'),
       422: v4Error(`Empty or invalid body, or more than ${MAX_DELETE_IDS} ids.`),
     },
   });

@@ -3,7 +3,7 @@ import { Router } from '@koa/router';
 import { ApiError } from '../../http/errors';
 import { koaGuard } from '../../http/guard';
 import { callerOf, pathId, type RouteDependencies } from '../context';
-import { ETAG_HEADER, idParams, v4Error } from '../contract-parts';
+import { IMAGE_ETAG_HEADER, idParams, v4Error } from '../contract-parts';
 
 /** GET /v4/contacts/{id}/image: the stored bytes, as stored, with validators for caches. */
 export function imageRoutes({ db, read, rateLimit }: RouteDependencies): Router {
@@ -14,16 +14,25 @@ export function imageRoutes({ db, read, rateLimit }: RouteDependencies): Router 
     scope: 'contacts:read',
     params: idParams,
     paramsNotFound: true,
+    headers: [
+      {
+        name: 'If-None-Match',
+        in: 'header',
+        required: false,
+        schema: { type: 'string' },
+        description: "The image's ETag from an earlier answer: 304 while the image is unchanged.",
+      },
+    ],
     responses: {
       200: {
         description: 'The stored bytes.',
-        headers: { ...ETAG_HEADER, 'Cache-Control': { schema: { type: 'string' } } },
+        headers: { ...IMAGE_ETAG_HEADER, 'Cache-Control': { schema: { type: 'string' } } },
         content: {
           'image/jpeg': { schema: { type: 'string', contentMediaType: 'image/jpeg' } },
           'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
         },
       },
-      304: { description: 'Not modified: If-None-Match names the current ETag.', headers: ETAG_HEADER },
+      304: { description: "Not modified: If-None-Match names the image's current ETag.", headers: IMAGE_ETAG_HEADER },
       404: v4Error('No such contact, or it has no image.'),
     },
   });

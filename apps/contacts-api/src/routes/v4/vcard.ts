@@ -14,6 +14,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { createContact } from '../../domain/contacts';
 import { DomainError } from '../../domain/errors';
+import { readBodyText, requireUtf8Charset, utf8Text } from '../../http/body-text';
 import { ApiError, validationFailed } from '../../http/errors';
 import { koaGuard } from '../../http/guard';
 import { parseMultipart } from '../../http/multipart';
@@ -74,14 +75,15 @@ export function vCardRoutes({ db, publicUrl, read, write, rateLimit }: RouteDepe
         }),
       },
       413: v4Error(`The body is larger than ${IMPORT_LIMIT}.`),
-      415: v4Error('Neither text/vcard nor multipart/form-data.'),
-      422: v4Error('The body holds no vCard, or the multipart form has no `file`.'),
+      422: v4Error('The body holds no complete vCard (BEGIN…END), or the multipart form has no `file`.'),
     },
   });
   router.post('/v4/contacts/import', write, rateLimit, imported.middleware, async (ctx) => {
     const text = await readVCardBody(ctx);
     const cards = parseVCards(text);
-    if (cards.length === 0) throw validationFailed({ file: ['The body holds no vCard (BEGIN:VCARD … END:VCARD).'] });
+    // Only unterminated cards (or none): the body is no vCard file, not a file with bad cards.
+    if (cards.every((card) => !card.ok && card.unterminated))
+      throw validationFailed({ file: ['The body holds no complete vCard (BEGIN:VCARD … END:VCARD).'] });
     const categories = new Map(
       (await listBusinessCategories(db)).map((category) => [category.name.toLowerCase(), category.id]),
     );
@@ -148,25 +150,20 @@ async function importCard(
   }
 }
 
-/** The vCard text of an import: a text/vcard body, or the `file` field of a multipart form. */
+/**
+ * The vCard text of an import: a text/vcard body, or the `file` field of a multipart form; read
+ * as every body is (Content-Encoding undone, strict UTF-8: vCard 4.0 is UTF-8 only, RFC 6350 §3.1).
+ */
 async function readVCardBody(ctx: Context): Promise<string> {
-  const declared = Number(ctx.get('content-length') || 0);
-  if (declared > MAX_IMPORT_BYTES) throw tooLarge();
   if (ctx.is(VCARD_TYPES)) {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > MAX_IMPORT_BYTES) throw tooLarge();
-      chunks.push(chunk);
-    }
-    return Buffer.concat(chunks).toString('utf8');
+    requireUtf8Charset(ctx);
+    return readBodyText(ctx, { limit: MAX_IMPORT_BYTES, tooLarge });
   }
   if (ctx.is('multipart/form-data')) {
     const body = await parseMultipart(ctx.req, { fileFields: ['file'], maxFileBytes: MAX_IMPORT_BYTES });
     const file = body.files.find((candidate) => candidate.field === 'file');
     if (!file) throw validationFailed({ file: ['Send the vCard file in the multipart field "file".'] });
-    return file.bytes.toString('utf8');
+    return utf8Text(file.bytes, 'The file');
   }
   throw new ApiError(415, 'unsupported_media_type', 'Send text/vcard, or multipart/form-data with a "file" field.');
 }

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { etagOf, ifMatchSatisfied } from '../src/http/etag';
+
+/** RFC 9110 §13.1.1 If-Match, evaluated against the contact's current (strong) ETag. */
+describe('ifMatchSatisfied', () => {
+  const current = etagOf({ id: 1, name: 'Ada' });
+
+  it('matches the current entity tag alone, or anywhere in a list, whatever the spacing', () => {
+    for (const header of [
+      current,
+      `"a", ${current}`,
+      `"a",${current}`,
+      `${current} , "b"`,
+      `  "a" ,  ${current}  `,
+      `"a", "b", ${current}`,
+    ]) {
+      expect(ifMatchSatisfied(header, current), header).toBe(true);
+    }
+  });
+
+  it('matches any current representation with *', () => {
+    expect(ifMatchSatisfied('*', current)).toBe(true);
+    expect(ifMatchSatisfied(' * ', current)).toBe(true);
+  });
+
+  it('does not match other tags, weak tags (the comparison is strong), or what is no list of entity tags', () => {
+    for (const header of [
+      '"a"',
+      '"a", "b"',
+      `W/${current}`,
+      `"a", W/${current}`,
+      current.slice(1, -1),
+      '',
+      ',',
+      `"a" ${current}`,
+    ]) {
+      expect(ifMatchSatisfied(header, current), header).toBe(false);
+    }
+  });
+
+  it('matches a tag whose opaque part holds a comma, which a split at commas cut in two', () => {
+    expect(ifMatchSatisfied('"x", "a,b"', '"a,b"')).toBe(true);
+    expect(ifMatchSatisfied('"a,b"', '"a"')).toBe(false);
+  });
+});
