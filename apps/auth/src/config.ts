@@ -3,6 +3,7 @@ import {
   type JanitorSettings,
   janitorSettingsFrom,
   loadSharedSecrets,
+  portFrom,
   type RateLimit,
   rateLimitFrom,
   type ServiceRuntime,
@@ -30,7 +31,7 @@ export interface AuthConfig {
   refreshTokenReuseGrace?: number | undefined;
   /** When this process runs the janitor (JANITOR_INTERVAL, AUDIT_RETENTION_DAYS); undefined: never. */
   janitor?: JanitorSettings | undefined;
-  /** DB_POOL_MAX, MIGRATE_ON_START, SHUTDOWN_TIMEOUT, for main.ts (tests build a server without it). */
+  /** The database settings, MIGRATE_ON_START, SHUTDOWN_TIMEOUT, for main.ts (tests build a server without it). */
   runtime?: ServiceRuntime | undefined;
 }
 
@@ -41,16 +42,13 @@ const DAY = 24 * 60 * 60;
  * throws a ConfigError naming the variable and the form it expects (main.ts prints it and exits).
  */
 export async function loadAuthConfig(env: NodeJS.ProcessEnv, defaults: { port: number }): Promise<AuthConfig> {
-  const port = integerFrom(env, 'PORT', defaults.port);
+  const port = portFrom(env, 'PORT', defaults.port);
   const issuer = urlFrom(env, 'PUBLIC_URL', `http://localhost:${port}`);
-  const accessTokenTtl = integerFrom(env, 'ACCESS_TOKEN_TTL', 14 * DAY);
-  const refreshTokenTtl = integerFrom(env, 'REFRESH_TOKEN_TTL', 30 * DAY);
-  return {
+  const settings = {
     issuer,
     port,
-    secrets: await loadSharedSecrets(env, dataDirectory(env)),
-    accessTokenTtl,
-    refreshTokenTtl,
+    accessTokenTtl: integerFrom(env, 'ACCESS_TOKEN_TTL', 14 * DAY),
+    refreshTokenTtl: integerFrom(env, 'REFRESH_TOKEN_TTL', 30 * DAY),
     grantTtl: integerFrom(env, 'GRANT_TTL', 365 * DAY),
     secureCookies: issuer.startsWith('https://'),
     tokenRateLimit: rateLimitFrom(env, 'TOKEN_RATE_LIMIT', 300),
@@ -58,4 +56,6 @@ export async function loadAuthConfig(env: NodeJS.ProcessEnv, defaults: { port: n
     janitor: janitorSettingsFrom(env),
     runtime: serviceRuntimeFrom(env),
   };
+  // Last: in development it writes DATA_DIR/secrets.json, which a typo above should not cause.
+  return { ...settings, secrets: await loadSharedSecrets(env, dataDirectory(env)) };
 }

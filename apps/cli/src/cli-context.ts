@@ -1,6 +1,6 @@
 import { type Audit, auditTrail } from '@contacts/auth';
-import { createLogger } from '@contacts/config';
-import { type Database, openServiceDatabase, pendingMigrations } from '@contacts/db';
+import { createLogger, databaseSettingsFrom } from '@contacts/config';
+import { type Database, dataDirectory, openServiceDatabase, pendingMigrations } from '@contacts/db';
 import { explainDatabaseFailure } from './database-failure';
 
 /** A mistake in the command line or its values: reported on stderr, exit code 2, nothing written. */
@@ -23,27 +23,35 @@ export type CommandResult = Record<string, unknown>;
  * the one `pnpm start` runs, or starting it for the duration of the command; the embedded one
  * is migrated on opening, as `pnpm start` does). An external database that is behind its
  * migrations is refused before the command runs, unless the command is the migration itself.
+ * The settings (DATABASE_URL, EMBEDDED_PG_PORT, DB_POOL_MAX, LOG_LEVEL) are read first: a
+ * malformed one throws its ConfigError before anything is opened.
  */
 export async function withCommandContext<T>(
   env: NodeJS.ProcessEnv,
   options: { needsCurrentSchema: boolean },
   work: (context: CommandContext) => Promise<T>,
 ): Promise<T> {
+  const settings = { ...databaseSettingsFrom(env), dataDir: dataDirectory(env) };
+  // The CLI logs nothing unless asked: its stdout is the command's one JSON document.
+  const logger = createLogger('cli', { ...env, LOG_LEVEL: env.LOG_LEVEL || 'silent' });
+  // Progress (and knex's own messages) on stderr, with CLI_DEBUG=1 only.
   const log = env.CLI_DEBUG ? (message: string) => process.stderr.write(`${message}\n`) : () => {};
-  const database = await openServiceDatabase({ env, applicationName: 'cli', log }).catch((error: unknown) => {
-    throw new DatabaseNotReadyError(explainDatabaseFailure(error, env));
+  const database = await openServiceDatabase({ settings, applicationName: 'cli', log }).catch((error: unknown) => {
+    throw new DatabaseNotReadyError(explainDatabaseFailure(error, settings.url));
   });
   try {
-    if (options.needsCurrentSchema) await requireCurrentSchema(database.db);
-    const logger = createLogger('cli', { ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'silent' });
+    if (options.needsCurrentSchema) await requireCurrentSchema(database.db, settings.url);
     return await work({ db: database.db, env, audit: auditTrail(database.db, logger) });
   } finally {
     await database.close();
   }
 }
 
-async function requireCurrentSchema(db: Database): Promise<void> {
-  const pending = await pendingMigrations(db);
+async function requireCurrentSchema(db: Database, databaseUrl: string | undefined): Promise<void> {
+  // The first query on an external database: a server that is down or unknown is explained here.
+  const pending = await pendingMigrations(db).catch((error: unknown) => {
+    throw new DatabaseNotReadyError(explainDatabaseFailure(error, databaseUrl));
+  });
   if (pending.length === 0) return;
   const state = (await db.schema.hasTable('members'))
     ? `is behind: ${pending.length} migration(s) not applied (${pending.join(', ')})`

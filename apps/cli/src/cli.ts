@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { InputError } from '@contacts/auth';
+import { ConfigError, EnvironmentError } from '@contacts/config';
 import { DatabaseNotReadyError, UsageError, withCommandContext } from './cli-context';
 import { type Command, type CommandValues, commands, soloCommands } from './commands/index';
 import { wantsStackTraces } from './config';
@@ -7,8 +8,9 @@ import { commandHelp, nounHelp, toolHelp } from './help';
 
 /**
  * `pnpm -s cli <noun> <verb> --flag value`: prints exactly one JSON document on stdout and
- * exits 0; on bad input prints a message on stderr, exits 2 and writes nothing; on any other
- * failure prints a message on stderr and exits 1. `--help` prints help on stdout (exit 0).
+ * exits 0; on bad input (a flag, or a setting such as DATABASE_URL or LOG_LEVEL) prints a
+ * message on stderr, exits 2 and writes nothing; on any other failure prints a message on
+ * stderr and exits 1. `--help` prints help on stdout (exit 0).
  */
 const HELP = new Set(['--help', '-h', 'help']);
 
@@ -52,13 +54,15 @@ function printHelp(text: string): number {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    if (error instanceof UsageError || error instanceof InputError) {
-      process.stderr.write(`error: ${error.message}\n`);
-      process.exit(2);
-    }
-    if (error instanceof DatabaseNotReadyError) {
+    // The machine's doing (the database, a DATA_DIR that cannot be written): one paragraph, exit 1.
+    if (error instanceof DatabaseNotReadyError || error instanceof EnvironmentError) {
       process.stderr.write(`error: ${error.message}\n`);
       process.exit(1);
+    }
+    // The operator's input, a flag or a setting (ConfigError names the variable): exit 2.
+    if (error instanceof UsageError || error instanceof InputError || error instanceof ConfigError) {
+      process.stderr.write(`error: ${error.message}\n`);
+      process.exit(2);
     }
     // Unexpected: the message, and the stack only when asked for (CLI_DEBUG=1).
     const { message, stack } = error as Error;

@@ -1,27 +1,56 @@
-import { integerFrom, urlFrom } from '@contacts/config';
+import { type AuthConfig, loadAuthConfig } from '@contacts/auth';
+import {
+  createLogger,
+  type Logger,
+  portFrom,
+  type ServiceRuntime,
+  serviceRuntimeFrom,
+  urlFrom,
+} from '@contacts/config';
+import { type ContactsApiConfig, loadContactsApiConfig } from '@contacts/contacts-api';
+import { dataDirectory } from '@contacts/db';
 
-/** What `pnpm start` reads itself; each service validates the rest (loadAuthConfig, loadContactsApiConfig). */
+/** Everything `pnpm start` runs with, read and validated before anything starts. */
 export interface PlatformSettings {
   port: number;
   publicUrl: string;
-  /** The services' environment: one base URL for both, the auth server reached in-process. */
-  env: NodeJS.ProcessEnv;
+  /** DATA_DIR: the embedded database and the development secrets. */
+  dataDir: string;
+  auth: AuthConfig;
+  api: ContactsApiConfig;
+  /** The database settings, SHUTDOWN_TIMEOUT (the same for both services: one process, one pool). */
+  runtime: ServiceRuntime;
+  logger: Logger;
 }
 
-/** Throws ConfigError naming the variable when PORT or a URL is malformed. */
-export function platformSettingsFrom(env: NodeJS.ProcessEnv): PlatformSettings {
-  const port = integerFrom(env, 'PORT', 3000);
+/**
+ * Reads PORT and PUBLIC_URL itself, and every other setting through the services' own readers
+ * (loadAuthConfig, loadContactsApiConfig), so that each is defined once: a malformed value
+ * throws the ConfigError naming it, in a second, before the embedded database starts.
+ */
+export async function platformSettingsFrom(env: NodeJS.ProcessEnv): Promise<PlatformSettings> {
+  const port = portFrom(env, 'PORT', 3000);
   const publicUrl = urlFrom(env, 'PUBLIC_URL', `http://localhost:${port}`);
+  // The services' environment: one base URL for both, the auth server reached in-process.
+  const servicesEnv: NodeJS.ProcessEnv = {
+    ...env,
+    PORT: String(port),
+    PUBLIC_URL: publicUrl,
+    AUTH_URL: publicUrl,
+    AUTH_INTERNAL_URL: urlFrom(env, 'AUTH_INTERNAL_URL', `http://127.0.0.1:${port}`),
+  };
+  const logger = createLogger('platform', env);
+  // The auth server first: it needs all four production secrets, so its refusal names each missing one.
+  const auth = await loadAuthConfig(servicesEnv, { port });
+  const api = await loadContactsApiConfig(servicesEnv, { port });
   return {
     port,
     publicUrl,
-    env: {
-      ...env,
-      PORT: String(port),
-      PUBLIC_URL: publicUrl,
-      AUTH_URL: publicUrl,
-      AUTH_INTERNAL_URL: urlFrom(env, 'AUTH_INTERNAL_URL', `http://127.0.0.1:${port}`),
-    },
+    dataDir: dataDirectory(env),
+    auth,
+    api,
+    runtime: auth.runtime ?? serviceRuntimeFrom(servicesEnv),
+    logger,
   };
 }
 

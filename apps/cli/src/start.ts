@@ -1,28 +1,25 @@
-import { createAuthServer, loadAuthConfig } from '@contacts/auth';
-import { createLogger, isContactsApiPath, refuseToStart, serve } from '@contacts/config';
-import { createContactsApi, loadContactsApiConfig } from '@contacts/contacts-api';
+import { type AuthServer, createAuthServer } from '@contacts/auth';
+import { ConfigError, ensurePortFree, isContactsApiPath, refuseToStart, serve } from '@contacts/config';
+import { type ContactsApi, createContactsApi } from '@contacts/contacts-api';
 import { openServiceDatabase, type ServiceDatabase } from '@contacts/db';
-import { type PlatformSettings, platformSettingsFrom } from './config';
+import { platformSettingsFrom } from './config';
 import { explainDatabaseFailure } from './database-failure';
 
 /**
- * `pnpm start`: the whole product in one process for a developer's machine. Starts the
- * database (embedded unless DATABASE_URL is set), migrates it, and serves both services under
- * one base URL, dispatching by path as the production gateway does.
+ * `pnpm start`: the whole product in one process for a developer's machine. Reads every
+ * setting, checks that PORT is free, starts the database (embedded unless DATABASE_URL is
+ * set), migrates it, and serves both services under one base URL, dispatching by path as the
+ * production gateway does. Whatever stops it, it stops in order: requests, services, database.
  */
-const logger = createLogger('platform');
-const { port, publicUrl, env }: PlatformSettings = (() => {
-  try {
-    return platformSettingsFrom(process.env);
-  } catch (error) {
-    return refuseToStart('pnpm start')(error);
-  }
-})();
+const refuse = refuseToStart('pnpm start');
+const { port, publicUrl, dataDir, runtime, logger, ...configs } = await platformSettingsFrom(process.env).catch(refuse);
+// Another program on PORT (often a `pnpm start` already running) is reported now, not after the database started.
+await ensurePortFree(port, 'PORT').catch(refuse);
 
 let database: ServiceDatabase;
 try {
   database = await openServiceDatabase({
-    env,
+    settings: { ...runtime.database, dataDir },
     applicationName: 'platform',
     mode: 'own',
     migrate: true,
@@ -31,29 +28,29 @@ try {
 } catch (error) {
   // The usual causes are the machine's (permissions, a port in use, a server that is down):
   // a sentence that names the cause and the remedy helps more than a stack trace.
-  process.stderr.write(`pnpm start: ${explainDatabaseFailure(error, env)}\n`);
+  process.stderr.write(`pnpm start: ${explainDatabaseFailure(error, runtime.database.url)}\n`);
   process.exit(1);
 }
+let auth: AuthServer | undefined;
+let api: ContactsApi | undefined;
 try {
-  const auth = await createAuthServer({
+  auth = await createAuthServer({ db: database.db, config: configs.auth, logger: logger.child({ service: 'auth' }) });
+  api = await createContactsApi({
     db: database.db,
-    config: await loadAuthConfig(env, { port }),
-    logger: logger.child({ service: 'auth' }),
-  });
-  const api = await createContactsApi({
-    db: database.db,
-    config: await loadContactsApiConfig(env, { port }),
+    config: configs.api,
     logger: logger.child({ service: 'contacts-api' }),
   });
   const authHandler = auth.app.callback();
   const apiHandler = api.app.callback();
+  const services = [auth, api];
   await serve({
     name: 'platform',
     port,
     handler: (req, res) => (isContactsApiPath(req.url ?? '/') ? apiHandler(req, res) : authHandler(req, res)),
     logger,
+    shutdownTimeout: runtime.shutdownTimeout,
     onClose: async () => {
-      await Promise.all([auth.close(), api.close()]);
+      await Promise.all(services.map((service) => service.close()));
       await database.close();
     },
   });
@@ -62,7 +59,10 @@ try {
       `Sign in at ${publicUrl}/login, API docs at ${publicUrl}/docs. Ctrl-C stops everything.`,
   );
 } catch (error) {
-  logger.error({ err: error }, 'could not start');
+  await Promise.all([auth?.close(), api?.close()]);
   await database.close();
+  // PORT taken in the moment since it was checked: the same one line.
+  if (error instanceof ConfigError) refuse(error);
+  logger.error({ err: error }, 'could not start');
   process.exit(1);
 }

@@ -98,3 +98,47 @@ describe('pnpm cli', () => {
     expect(run.stderr).toContain('already exists');
   });
 });
+
+describe('pnpm cli with a setting it cannot use', () => {
+  it.each([
+    [
+      { LOG_LEVEL: 'verbose' },
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "verbose"',
+    ],
+    [
+      { DATABASE_URL: 'not-a-url' },
+      'DATABASE_URL must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/database), got "not-a-url"',
+    ],
+    [
+      { DATABASE_URL: 'http://someone:hunter2@127.0.0.1:5432/x' },
+      'DATABASE_URL must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/database), got "http://someone:***@127.0.0.1:5432/x"',
+    ],
+  ])('refuses %j with one line naming it, exit code 2, nothing on stdout', async (setting, message) => {
+    const run = await runCli(['member', 'list'], { ...env, ...setting });
+    expect(run.stderr).toBe(`error: ${message}\n`);
+    expect(run.stdout).toBe('');
+    expect(run.code).toBe(2);
+  });
+
+  it.each([
+    [
+      'a host that does not exist',
+      'postgres://nope.invalid:5432/x',
+      'error: could not connect to the database named by DATABASE_URL (nope.invalid:5432/x): the host "nope.invalid" ' +
+        'was not found (getaddrinfo ENOTFOUND nope.invalid). Correct the host name in DATABASE_URL, or unset ' +
+        'DATABASE_URL to use the embedded database.\n',
+    ],
+    [
+      'a server that is down',
+      'postgres://postgres@127.0.0.1:1/x',
+      'error: could not connect to the database named by DATABASE_URL (127.0.0.1:1/x): connect ECONNREFUSED ' +
+        '127.0.0.1:1. Check that the server runs and accepts connections, or unset DATABASE_URL to use the ' +
+        'embedded database.\n',
+    ],
+  ])('explains %s in one paragraph on stderr, and keeps stdout empty', async (_why, url, message) => {
+    const run = await runCli(['member', 'list'], { ...env, DATABASE_URL: url });
+    expect(run.stderr).toBe(message);
+    expect(run.stdout).toBe('');
+    expect(run.code).toBe(1);
+  });
+});

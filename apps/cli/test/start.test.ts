@@ -1,8 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exited, freePort, postgresProcessesFor, runCli, runLauncher, startPlatform } from './support';
+import { exited, freePort, postgresProcessesFor, processGroupOf, runCli, runLauncher, startPlatform } from './support';
 
 /** `pnpm start` with the zero-setup embedded database, in a data folder of its own. */
 describe('pnpm start with the embedded database', () => {
@@ -10,6 +12,9 @@ describe('pnpm start with the embedded database', () => {
   let env: NodeJS.ProcessEnv;
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'contacts-start-'));
+    // A folder the `postgres` user can reach, as `.data` in a checkout is: mkdtemp makes it 0700,
+    // which (run as root) keeps the data elsewhere, as start-private-home.test.ts checks.
+    await chmod(dataDir, 0o755);
     env = { DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(freePort()), DATABASE_URL: '', TEST_DATABASE_URL: '' };
   });
   afterAll(async () => {
@@ -63,6 +68,48 @@ describe('pnpm start with the embedded database', () => {
     expect(await postgresProcessesFor(dataDir)).toEqual([]);
   });
 
+  it('shares its database with a CLI on another EMBEDDED_PG_PORT, and Ctrl-C stops the services, then the database', async () => {
+    const port = freePort();
+    const launcher = await startPlatform(env, port);
+    const postmaster = await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8');
+
+    // The README's workflow: `pnpm start`, then `pnpm -s cli …` in another terminal, where
+    // EMBEDDED_PG_PORT may differ or be unset. The CLI uses the running server on its own port.
+    for (const embeddedPort of [String(freePort()), '']) {
+      const run = await runCli(['member', 'list'], { ...env, EMBEDDED_PG_PORT: embeddedPort });
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+    }
+    expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+    expect(await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).toBe(postmaster);
+
+    // Ctrl-C in the terminal: SIGINT to the launcher's process group. The database is not in
+    // it (it would stop at once, under the services); the launcher stops it after them.
+    expect(await processGroupOf(Number.parseInt(postmaster, 10))).not.toBe(launcher.pid);
+    process.kill(-(launcher.pid as number), 'SIGINT');
+    expect(await exited(launcher)).toBe(0);
+    expect(launcher.output()).not.toMatch(/"level":(40|50)|WARN|ERROR|\n\s+at /);
+    expect(await postgresProcessesFor(dataDir)).toEqual([]);
+  });
+
+  it('leaves alone an unrelated process that a stale postmaster.pid names (a pid reused after a reboot)', async () => {
+    const unrelated = spawn('sleep', ['300'], { stdio: 'ignore' });
+    try {
+      const pid = unrelated.pid as number;
+      await writeFile(
+        path.join(dataDir, 'postgres', 'postmaster.pid'),
+        `${pid}\n${path.join(dataDir, 'postgres')}\n1700000000\n${env.EMBEDDED_PG_PORT}\n\n127.0.0.1\n  1234  5678\nready   \n`,
+      );
+      const run = await runCli(['category', 'create', '--name', 'After a reboot'], env);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(unrelated.exitCode).toBeNull();
+      expect(unrelated.signalCode).toBeNull();
+    } finally {
+      unrelated.kill('SIGKILL');
+    }
+  });
+
   it('runs CLI commands when nothing is running, starting and stopping the database itself', async () => {
     const run = await runCli(['category', 'create', '--name', 'Offline'], env);
     expect(run.code).toBe(0);
@@ -72,12 +119,82 @@ describe('pnpm start with the embedded database', () => {
 });
 
 describe('pnpm start with a typo in a setting', () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'contacts-typo-'));
+  });
+  afterAll(async () => rm(dataDir, { recursive: true, force: true }));
+  // Valid production secrets but for the one a case breaks.
+  const production = {
+    NODE_ENV: 'production',
+    COOKIE_KEYS: 'k'.repeat(43),
+    JWKS: JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256', x: 'x', y: 'y', d: 'd' }] }),
+    INTROSPECTION_CLIENT_ID: 'contacts-api',
+    INTROSPECTION_CLIENT_SECRET: 's'.repeat(43),
+  };
+
   it.each([
-    ['PORT', '30o0', 'PORT must be an integer >= 1, got "30o0"'],
-    ['PUBLIC_URL', 'localhost:3000', 'PUBLIC_URL must be an absolute http or https URL, got "localhost:3000"'],
-  ])('stops at once with one line naming %s, exit code 1, no stack trace', async (name, value, message) => {
-    const run = await runLauncher({ [name]: value });
-    expect(run.code).toBe(1);
+    [{ PORT: '30o0' }, 'PORT must be an integer >= 1, got "30o0"'],
+    [{ PORT: '70000' }, 'PORT must be an integer <= 65535, got "70000"'],
+    [{ PUBLIC_URL: 'localhost:3000' }, 'PUBLIC_URL must be an absolute http or https URL, got "localhost:3000"'],
+    [{ EMBEDDED_PG_PORT: 'abc' }, 'EMBEDDED_PG_PORT must be an integer >= 1, got "abc"'],
+    [
+      { LOG_LEVEL: 'verbose' },
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "verbose"',
+    ],
+    [{ JANITOR_INTERVAL: '-1' }, 'JANITOR_INTERVAL must be an integer >= 0, got "-1"'],
+    [{ SYNC_TOKEN_TTL: '10' }, 'SYNC_TOKEN_TTL must be an integer >= 60, got "10"'],
+    [
+      { DATABASE_URL: 'http://127.0.0.1:5432/x' },
+      'DATABASE_URL must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/database), got "http://127.0.0.1:5432/x"',
+    ],
+    [{ REDIS_URL: 'not-a-url' }, 'REDIS_URL must be a redis:// or rediss:// URL (redis://host:6379), got "not-a-url"'],
+    [
+      { JWKS: 'notjson' },
+      'JWKS must be a JSON Web Key Set of private keys ({"keys":[{"kty":…,"d":…}]}): it is not JSON',
+    ],
+    [
+      { NODE_ENV: 'production' },
+      'COOKIE_KEYS, JWKS, INTROSPECTION_CLIENT_ID, INTROSPECTION_CLIENT_SECRET must be set in production',
+    ],
+    [
+      { ...production, COOKIE_KEYS: 'x' },
+      'COOKIE_KEYS: each key must be at least 32 characters (one has 1); generate one with `openssl rand -base64 32`',
+    ],
+  ])('stops at once with one line naming the variable (%j), exit code 1, no stack trace', async (setting, message) => {
+    const run = await runLauncher({ DATA_DIR: dataDir, DATABASE_URL: '', ...setting });
     expect(run.stderr).toBe(`pnpm start cannot start: ${message}\n`);
+    expect(run.stdout).toBe('');
+    expect(run.code).toBe(1);
+  });
+
+  it('names PORT when another program listens on it, before starting anything', async () => {
+    const blocker = createServer();
+    const port = freePort();
+    await new Promise<void>((resolve) => blocker.listen(port, resolve));
+    try {
+      const run = await runLauncher({ DATA_DIR: dataDir, PORT: String(port), EMBEDDED_PG_PORT: String(freePort()) });
+      expect(run.stderr).toBe(
+        `pnpm start cannot start: port ${port} (PORT) is in use by another program. ` +
+          'Stop that program, or choose another port with PORT.\n',
+      );
+      expect(run.stdout).toBe('');
+      expect(run.code).toBe(1);
+      expect(await postgresProcessesFor(dataDir)).toEqual([]);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('explains a DATA_DIR that cannot be written in one paragraph, also with DATABASE_URL', async () => {
+    const file = path.join(dataDir, 'a-file');
+    await writeFile(file, '');
+    const run = await runLauncher({ DATA_DIR: path.join(file, 'data'), DATABASE_URL: 'postgres://127.0.0.1:1/none' });
+    expect(run.stderr).toBe(
+      `pnpm start cannot start: the development secrets could not be kept in ${path.join(file, 'data', 'secrets.json')} ` +
+        '(ENOTDIR). Check that this folder is writable (DATA_DIR chooses another), or set COOKIE_KEYS, JWKS, ' +
+        'INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET.\n',
+    );
+    expect(run.code).toBe(1);
   });
 });

@@ -44,12 +44,14 @@ export function runLauncher(env: NodeJS.ProcessEnv, cwd: string = appRoot): Prom
   });
 }
 
-/** Starts `pnpm start` (the launcher) in its own process group and waits until it answers. */
-export async function startPlatform(
-  env: NodeJS.ProcessEnv,
-  port: number,
-  cwd: string = appRoot,
-): Promise<ChildProcess> {
+/** A running launcher, with what it has written on stdout and stderr so far. */
+export type Platform = ChildProcess & { output(): string };
+
+/**
+ * Starts `pnpm start` (the launcher) in its own process group, as a terminal would (so that
+ * `process.kill(-pid, 'SIGINT')` is a Ctrl-C), and waits until it answers.
+ */
+export async function startPlatform(env: NodeJS.ProcessEnv, port: number, cwd: string = appRoot): Promise<Platform> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/start.ts'], {
     cwd,
     env: { ...process.env, ...env, PORT: String(port) },
@@ -64,7 +66,7 @@ export async function startPlatform(
     if (child.exitCode !== null) throw new Error(`launcher exited early:\n${output}`);
     try {
       const response = await fetch(`http://127.0.0.1:${port}/readyz`);
-      if (response.ok) return child;
+      if (response.ok) return Object.assign(child, { output: () => output });
     } catch {
       // not listening yet
     }
@@ -90,6 +92,15 @@ export function postgresProcessesFor(dataDir: string): Promise<number[]> {
           .map((line) => Number.parseInt(line.trim(), 10)),
       );
     });
+  });
+}
+
+/** The process group of `pid` (ps -o pgid). */
+export function processGroupOf(pid: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    execFile('ps', ['-o', 'pgid=', '-p', String(pid)], (error, stdout) =>
+      error ? reject(error) : resolve(Number.parseInt(stdout.trim(), 10)),
+    );
   });
 }
 

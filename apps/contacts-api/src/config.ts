@@ -1,8 +1,8 @@
 import {
-  integerFrom,
   type JanitorSettings,
   janitorSettingsFrom,
   loadSharedSecrets,
+  portFrom,
   type RateLimit,
   rateLimitFrom,
   type ServiceRuntime,
@@ -28,7 +28,7 @@ export interface ContactsApiConfig {
   syncTokenTtlSeconds?: number;
   /** When this process runs the janitor (JANITOR_INTERVAL, AUDIT_RETENTION_DAYS); undefined: never. */
   janitor?: JanitorSettings | undefined;
-  /** DB_POOL_MAX, MIGRATE_ON_START, SHUTDOWN_TIMEOUT, for main.ts (tests build a server without it). */
+  /** The database settings, MIGRATE_ON_START, SHUTDOWN_TIMEOUT, for main.ts (tests build a server without it). */
   runtime?: ServiceRuntime | undefined;
 }
 
@@ -40,24 +40,28 @@ export async function loadContactsApiConfig(
   env: NodeJS.ProcessEnv,
   defaults: { port: number },
 ): Promise<ContactsApiConfig> {
-  const port = integerFrom(env, 'PORT', defaults.port);
+  const port = portFrom(env, 'PORT', defaults.port);
   const publicUrl = urlFrom(env, 'PUBLIC_URL', `http://localhost:${port}`);
   const authUrl = urlFrom(env, 'AUTH_URL', publicUrl);
+  const settings = {
+    port,
+    publicUrl,
+    authUrl,
+    authInternalUrl: urlFrom(env, 'AUTH_INTERNAL_URL', authUrl),
+    apiRateLimit: rateLimitFrom(env, 'API_RATE_LIMIT', 1200),
+    syncTokenTtlSeconds: syncTokenTtlFrom(env),
+    janitor: janitorSettingsFrom(env),
+    runtime: serviceRuntimeFrom(env),
+  };
+  // Last: in development it writes DATA_DIR/secrets.json, which a typo above should not cause.
   const secrets = await loadSharedSecrets(env, dataDirectory(env), [
     'introspectionClientId',
     'introspectionClientSecret',
   ]);
   return {
-    port,
-    publicUrl,
-    authUrl,
-    authInternalUrl: urlFrom(env, 'AUTH_INTERNAL_URL', authUrl),
+    ...settings,
     introspectionClientId: secrets.introspectionClientId,
     introspectionClientSecret: secrets.introspectionClientSecret,
-    apiRateLimit: rateLimitFrom(env, 'API_RATE_LIMIT', 1200),
-    syncTokenTtlSeconds: syncTokenTtlFrom(env),
-    janitor: janitorSettingsFrom(env),
-    runtime: serviceRuntimeFrom(env),
   };
 }
 

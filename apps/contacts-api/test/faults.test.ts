@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -50,6 +50,9 @@ const close = async (server: Server) => {
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'contacts-faults-pg-'));
+  // mkdtemp makes it 0700; as root, `postgres` could not reach it and the data would be placed
+  // under /var/tmp/contacts-postgres, outside what this test removes.
+  await chmod(dataDir, 0o755);
   pg = await startPostgres();
   db = createDatabase(pg.url, { poolMax: 10, applicationName: 'faults-test' });
   await migrateLatest(db);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createDatabase, type Database, migrateLatest, startEmbeddedDatabase, withDatabaseName } from '@contacts/db';
@@ -22,6 +22,8 @@ export async function createBenchDatabase(env: NodeJS.ProcessEnv): Promise<Bench
   let stopServer = async () => {};
   if (!serverUrl) {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'contacts-bench-pg-'));
+    // mkdtemp makes it 0700: run as root, the data would go to RELOCATION_ROOT, outside the folder removed below.
+    await chmod(dataDir, 0o755);
     const server = await startEmbeddedDatabase({
       dataDir,
       port: 56_000 + Math.floor(Math.random() * 4_000),

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CONTACTS_API_RESOURCE, createAuthServer, loadAuthConfig, SUPPORTED_SCOPES } from '@contacts/auth';
-import { createLogger, serve } from '@contacts/config';
-import { openServiceDatabase } from '@contacts/db';
+import { createLogger, serve, serviceRuntimeFrom } from '@contacts/config';
+import { dataDirectory, openServiceDatabase } from '@contacts/db';
 import type { Adapter, AdapterConstructor, AdapterFactory, Configuration } from 'oidc-provider';
 import MemoryAdapter from 'oidc-provider/lib/adapters/memory_adapter.js';
 import LRU from 'oidc-provider/lib/helpers/lru.js';
@@ -17,7 +17,11 @@ import LRU from 'oidc-provider/lib/helpers/lru.js';
  */
 const logger = createLogger('auth');
 const config = await loadAuthConfig(process.env, { port: 3001 });
-const database = await openServiceDatabase({ applicationName: 'auth', log: (message) => logger.info(message) });
+const database = await openServiceDatabase({
+  settings: { ...(config.runtime ?? serviceRuntimeFrom(process.env)).database, dataDir: dataDirectory(process.env) },
+  applicationName: 'auth',
+  log: (message) => logger.info(message),
+});
 const inMemory = process.env.BENCH_ADAPTER === 'memory';
 
 function memoryAdapter(configuration: Configuration): Configuration {

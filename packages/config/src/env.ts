@@ -1,13 +1,32 @@
 /** Small, strict readers for environment variables: a bad value stops the process with a clear message. */
 export class ConfigError extends Error {}
 
-export function integerFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
+/**
+ * A valid setting that this machine cannot honour (a port another program holds, a folder that
+ * cannot be written): reported like a malformed one, naming the setting and the remedy. It is
+ * the machine's doing, not a typo, so the CLI exits 1 for it rather than 2.
+ */
+export class EnvironmentError extends ConfigError {}
+
+export function integerFrom(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number,
+  min = 1,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min)
     throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
+  if (value > max) throw new ConfigError(`${name} must be an integer <= ${max}, got "${raw}"`);
   return value;
+}
+
+/** A TCP port: 1 to 65535 (checked here, so that 70000 is not blamed on a URL built from it). */
+export function portFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  return integerFrom(env, name, fallback, 1, 65_535);
 }
 
 /** An http(s) URL without a trailing slash ("localhost:3000" parses as a URL of scheme "localhost:", and is refused). */
@@ -18,6 +37,32 @@ export function urlFrom(env: NodeJS.ProcessEnv, name: string, fallback: string):
     throw new ConfigError(`${name} must be an absolute http or https URL, got "${raw}"`);
   }
   return url.toString().replace(/\/$/, '');
+}
+
+/**
+ * A URL of one of `schemes` (e.g. ['postgres:', 'postgresql:']), unchanged; undefined when unset.
+ * `form` shows what is expected. The refusal repeats the value with its password masked: such
+ * URLs carry credentials, and the message ends up on terminals and in logs.
+ */
+export function serviceUrlFrom(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  schemes: readonly string[],
+  form: string,
+): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const protocol = URL.parse(raw)?.protocol;
+  if (protocol === undefined || !schemes.includes(protocol)) {
+    const names = schemes.map((scheme) => `${scheme}//`).join(' or ');
+    throw new ConfigError(`${name} must be a ${names} URL (${form}), got "${withoutPassword(raw)}"`);
+  }
+  return raw;
+}
+
+/** `scheme://user:secret@host` → `scheme://user:***@host`, also when the rest does not parse. */
+function withoutPassword(raw: string): string {
+  return raw.replace(/:[^:@/]*@/, ':***@');
 }
 
 export function booleanFrom(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {

@@ -1,4 +1,5 @@
 export * from './api-docs-client';
+export * from './database-settings';
 export * from './env';
 export * from './health';
 export * from './janitor-settings';

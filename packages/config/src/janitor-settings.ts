@@ -1,4 +1,4 @@
-import { ConfigError, integerFrom } from './env';
+import { integerFrom } from './env';
 
 /** When the janitor runs in a service process, and what it keeps. */
 export interface JanitorSettings {
@@ -15,7 +15,7 @@ export const DEFAULT_SYNC_TOKEN_TTL_SECONDS = 2_592_000;
 
 /** SYNC_TOKEN_TTL, read here for the contacts API (which issues the tokens) and the janitor alike. */
 export function syncTokenTtlFrom(env: NodeJS.ProcessEnv): number {
-  return boundedIntegerFrom(env, 'SYNC_TOKEN_TTL', DEFAULT_SYNC_TOKEN_TTL_SECONDS, 60, 10 * 366 * 86_400);
+  return integerFrom(env, 'SYNC_TOKEN_TTL', DEFAULT_SYNC_TOKEN_TTL_SECONDS, 60, 10 * 366 * 86_400);
 }
 
 // setTimeout takes at most 2^31 - 1 ms; a longer interval would fire at once instead.
@@ -24,14 +24,8 @@ const LONGEST_RETENTION_DAYS = 100 * 366;
 
 export function janitorSettingsFrom(env: NodeJS.ProcessEnv): JanitorSettings {
   return {
-    intervalSeconds: boundedIntegerFrom(env, 'JANITOR_INTERVAL', 600, 0, LONGEST_INTERVAL_SECONDS),
-    auditRetentionDays: boundedIntegerFrom(env, 'AUDIT_RETENTION_DAYS', 365, 1, LONGEST_RETENTION_DAYS),
+    intervalSeconds: integerFrom(env, 'JANITOR_INTERVAL', 600, 0, LONGEST_INTERVAL_SECONDS),
+    auditRetentionDays: integerFrom(env, 'AUDIT_RETENTION_DAYS', 365, 1, LONGEST_RETENTION_DAYS),
     syncTokenTtlSeconds: syncTokenTtlFrom(env),
   };
-}
-
-function boundedIntegerFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number) {
-  const value = integerFrom(env, name, fallback, min);
-  if (value > max) throw new ConfigError(`${name} must be an integer <= ${max}, got "${env[name]}"`);
-  return value;
 }

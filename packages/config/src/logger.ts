@@ -1,7 +1,21 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 import pinoPretty from 'pino-pretty';
+import { ConfigError } from './env';
 
 export type { Logger };
+
+/** pino's levels, as .env.example lists them (pino itself knows them in lower case only). */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** LOG_LEVEL: `info` by default, `silent` under NODE_ENV=test. */
+export function logLevelFrom(env: NodeJS.ProcessEnv): LogLevel {
+  const raw = env.LOG_LEVEL;
+  if (raw === undefined || raw === '') return env.NODE_ENV === 'test' ? 'silent' : 'info';
+  const level = LOG_LEVELS.find((known) => known === raw);
+  if (!level) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${raw}"`);
+  return level;
+}
 
 /**
  * Structured logs. Anything that could carry a credential is redacted by path, so a careless
@@ -9,6 +23,8 @@ export type { Logger };
  *
  * A developer's terminal gets one readable line per event (pino-pretty); anything else — a
  * pipe, a file, a log collector — and every production process gets JSON lines.
+ *
+ * Throws a ConfigError for a LOG_LEVEL pino does not know (pino's own error is a stack trace).
  */
 export function createLogger(
   name: string,
@@ -19,7 +35,7 @@ export function createLogger(
 ): Logger {
   const options: pino.LoggerOptions = {
     name,
-    level: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
+    level: logLevelFrom(env),
     redact: {
       paths: [
         'req.headers.authorization',

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
+import { ConfigError, EnvironmentError } from './env';
 
 /**
  * Everything that replicas must share. In production each value comes from the environment;
@@ -35,8 +36,17 @@ const ENV_NAMES: Record<keyof SharedSecrets, string> = {
 };
 
 /**
+ * The shortest cookie key or introspection secret accepted: 32 characters, what
+ * `openssl rand -base64 32` (.env.example) gives with room to spare (44), and the generated
+ * ones have (43). A key someone typed is guessable; these are the keys to every session.
+ */
+export const MIN_SECRET_LENGTH = 32;
+const GENERATE = '`openssl rand -base64 32`';
+
+/**
  * `needed`: the secrets this service uses. In production only those must be set; the others
  * come back empty (the contacts API, for one, never sees the signing keys or cookie keys).
+ * Every value given is checked, in every environment; the messages name the variable, never its value.
  */
 export async function loadSharedSecrets(
   env: NodeJS.ProcessEnv,
@@ -44,21 +54,19 @@ export async function loadSharedSecrets(
   needed: ReadonlyArray<keyof SharedSecrets> = SHARED_SECRET_NAMES,
 ): Promise<SharedSecrets> {
   const fromEnv = {
-    cookieKeys: env.COOKIE_KEYS?.split(',')
-      .map((key) => key.trim())
-      .filter(Boolean),
-    jwks: env.JWKS ? (JSON.parse(env.JWKS) as { keys: JWK[] }) : undefined,
-    introspectionClientId: env.INTROSPECTION_CLIENT_ID,
-    introspectionClientSecret: env.INTROSPECTION_CLIENT_SECRET,
+    cookieKeys: cookieKeysFrom(env),
+    jwks: jwksFrom(env),
+    introspectionClientId: env.INTROSPECTION_CLIENT_ID || undefined,
+    introspectionClientSecret: introspectionSecretFrom(env),
   };
   const missing = Object.entries(fromEnv)
-    .filter(([, value]) => value === undefined || (Array.isArray(value) && value.length === 0))
+    .filter(([, value]) => value === undefined)
     .map(([key]) => key);
   if (missing.length === 0) return fromEnv as SharedSecrets;
   if (env.NODE_ENV === 'production') {
     const missingNeeded = needed.filter((key) => missing.includes(key));
     if (missingNeeded.length > 0) {
-      throw new Error(`${missingNeeded.map((key) => ENV_NAMES[key]).join(', ')} must be set in production`);
+      throw new ConfigError(`${missingNeeded.map((key) => ENV_NAMES[key]).join(', ')} must be set in production`);
     }
     return {
       cookieKeys: fromEnv.cookieKeys ?? [],
@@ -69,25 +77,111 @@ export async function loadSharedSecrets(
   }
   const generated = await developmentSecrets(dataDir);
   return {
-    cookieKeys: fromEnv.cookieKeys?.length ? fromEnv.cookieKeys : generated.cookieKeys,
+    cookieKeys: fromEnv.cookieKeys ?? generated.cookieKeys,
     jwks: fromEnv.jwks ?? generated.jwks,
     introspectionClientId: fromEnv.introspectionClientId ?? generated.introspectionClientId,
     introspectionClientSecret: fromEnv.introspectionClientSecret ?? generated.introspectionClientSecret,
   };
 }
 
+function cookieKeysFrom(env: NodeJS.ProcessEnv): string[] | undefined {
+  const keys = (env.COOKIE_KEYS ?? '')
+    .split(',')
+    .map((key) => key.trim())
+    .filter(Boolean);
+  if (keys.length === 0) return undefined;
+  const short = keys.find((key) => key.length < MIN_SECRET_LENGTH);
+  if (short !== undefined) {
+    throw new ConfigError(
+      `COOKIE_KEYS: each key must be at least ${MIN_SECRET_LENGTH} characters (one has ${short.length}); ` +
+        `generate one with ${GENERATE}`,
+    );
+  }
+  return keys;
+}
+
+function introspectionSecretFrom(env: NodeJS.ProcessEnv): string | undefined {
+  const secret = env.INTROSPECTION_CLIENT_SECRET;
+  if (!secret) return undefined;
+  if (secret.length < MIN_SECRET_LENGTH) {
+    throw new ConfigError(
+      `INTROSPECTION_CLIENT_SECRET must be at least ${MIN_SECRET_LENGTH} characters (it has ${secret.length}); ` +
+        `generate one with ${GENERATE}`,
+    );
+  }
+  return secret;
+}
+
+/**
+ * JWKS: the form is checked here (oidc-provider's own errors about it are stack traces); whether
+ * each key is a usable signing key is oidc-provider's to say.
+ */
+function jwksFrom(env: NodeJS.ProcessEnv): { keys: JWK[] } | undefined {
+  const raw = env.JWKS;
+  if (!raw) return undefined;
+  const refuse = (why: string) =>
+    new ConfigError(`JWKS must be a JSON Web Key Set of private keys ({"keys":[{"kty":…,"d":…}]}): ${why}`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw refuse('it is not JSON');
+  }
+  const keys = (parsed as { keys?: unknown } | null)?.keys;
+  if (!Array.isArray(keys)) throw refuse('it has no "keys" array');
+  if (keys.length === 0) throw refuse('it has no keys');
+  keys.forEach((key: unknown, index) => {
+    const { kty, d } = (key ?? {}) as { kty?: unknown; d?: unknown };
+    if (typeof kty !== 'string') throw refuse(`key ${index + 1} has no "kty"`);
+    // Only OKP, EC and RSA keys sign; a private one carries "d" (a public key cannot sign).
+    if (typeof d !== 'string') throw refuse(`key ${index + 1} is not a private key`);
+  });
+  return { keys: keys as JWK[] };
+}
+
 async function developmentSecrets(dataDir: string): Promise<GeneratedSecrets> {
   const file = path.join(dataDir, 'secrets.json');
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as GeneratedSecrets;
+  const kept = readKept(file);
+  if (kept) return kept;
   const secrets = await generateSecrets();
-  mkdirSync(dataDir, { recursive: true });
   try {
+    mkdirSync(dataDir, { recursive: true });
     // 'wx': when two processes start at once, the first one's secrets win.
     writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600, flag: 'wx' });
-  } catch {
-    return JSON.parse(readFileSync(file, 'utf8')) as GeneratedSecrets;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const theirs = code === 'EEXIST' ? readKept(file) : undefined;
+    if (theirs) return theirs;
+    throw new EnvironmentError(
+      `the development secrets could not be kept in ${file} (${code ?? (error as Error).message}). Check that this ` +
+        'folder is writable (DATA_DIR chooses another), or set COOKIE_KEYS, JWKS, INTROSPECTION_CLIENT_ID and ' +
+        'INTROSPECTION_CLIENT_SECRET.',
+    );
   }
   return secrets;
+}
+
+/** The secrets kept in `file`; undefined when there is none yet. */
+function readKept(file: string): GeneratedSecrets | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    // None kept yet (ENOTDIR: DATA_DIR lies under a file; writing it then says so).
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw new EnvironmentError(
+      `the development secrets in ${file} could not be read (${code}). ` +
+        'Check the permissions of DATA_DIR, or choose another with DATA_DIR.',
+    );
+  }
+  try {
+    return JSON.parse(text) as GeneratedSecrets;
+  } catch {
+    throw new EnvironmentError(
+      `${file} is not JSON. Delete it to have new development secrets generated (members then sign in again).`,
+    );
+  }
 }
 
 export async function generateSecrets(): Promise<SharedSecrets> {

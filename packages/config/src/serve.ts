@@ -1,4 +1,6 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer as createTcpServer } from 'node:net';
+import { EnvironmentError } from './env';
 import type { Logger } from './logger';
 
 export interface ServeOptions {
@@ -13,14 +15,21 @@ export interface ServeOptions {
 }
 
 /**
- * Listens, and on SIGTERM or SIGINT stops accepting connections, lets in-flight requests
+ * The signals that end a service: SIGTERM (docker, systemd), SIGINT (Ctrl-C), SIGHUP (its
+ * terminal closed). Each shuts down in order: requests, then what the service holds.
+ */
+const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+
+/**
+ * Listens, and on a shutdown signal stops accepting connections, lets in-flight requests
  * finish (up to `shutdownTimeout` seconds), closes what the service holds, exits 0.
+ * A port that cannot be used rejects with an EnvironmentError naming PORT.
  */
 export async function serve(options: ServeOptions): Promise<Server> {
   const server = createServer(options.handler);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error) => reject(portRefusal(error, options.port, 'PORT')));
     server.listen(options.port, () => resolve());
   });
   let closing = false;
@@ -44,7 +53,34 @@ export async function serve(options: ServeOptions): Promise<Server> {
       process.exit(1);
     }
   };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  for (const signal of SHUTDOWN_SIGNALS) process.once(signal, () => void shutdown(signal));
   return server;
+}
+
+/**
+ * Resolves when `port` can be listened on now, as serve() listens (every interface); rejects
+ * with an EnvironmentError naming `setting` otherwise. For a launcher that has slower things to
+ * start first (a database): a port that is taken is then reported in a second, not after them.
+ */
+export async function ensurePortFree(port: number, setting: string): Promise<void> {
+  const probe = createTcpServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', (error) => reject(portRefusal(error, port, setting)));
+    probe.listen(port, () => probe.close(() => resolve()));
+  });
+}
+
+function portRefusal(error: Error, port: number, setting: string): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') {
+    return new EnvironmentError(
+      `port ${port} (${setting}) is in use by another program. Stop that program, or choose another port with ${setting}.`,
+    );
+  }
+  if (code === 'EACCES') {
+    return new EnvironmentError(
+      `port ${port} (${setting}) may only be used by a privileged user on this machine. Choose a port above 1023 with ${setting}.`,
+    );
+  }
+  return error;
 }

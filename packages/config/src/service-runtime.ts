@@ -1,9 +1,10 @@
+import { type DatabaseSettings, databaseSettingsFrom } from './database-settings';
 import { booleanFrom, integerFrom } from './env';
 
-/** How a service process runs, the same for every service: its database pool and its shutdown. */
+/** How a service process runs, the same for every service: its database and its shutdown. */
 export interface ServiceRuntime {
-  /** DB_POOL_MAX: connections the process keeps open at most (default 10). */
-  databasePoolMax: number;
+  /** DATABASE_URL, EMBEDDED_PG_PORT, DB_POOL_MAX. */
+  database: DatabaseSettings;
   /** MIGRATE_ON_START=true: migrate an external database at start (embedded ones always are). */
   migrateOnStart: boolean;
   /** SHUTDOWN_TIMEOUT: seconds in-flight requests get to finish on SIGTERM (default 10). */
@@ -12,7 +13,7 @@ export interface ServiceRuntime {
 
 export function serviceRuntimeFrom(env: NodeJS.ProcessEnv): ServiceRuntime {
   return {
-    databasePoolMax: integerFrom(env, 'DB_POOL_MAX', 10),
+    database: databaseSettingsFrom(env),
     migrateOnStart: booleanFrom(env, 'MIGRATE_ON_START', false),
     shutdownTimeout: integerFrom(env, 'SHUTDOWN_TIMEOUT', 10, 0),
   };

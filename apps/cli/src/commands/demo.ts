@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { addMemberToGroup, createBusinessCategory, createGroup, registerClient, registerMember } from '@contacts/auth';
+import { portFrom, urlFrom } from '@contacts/config';
 import type { Command } from './index';
 
 /**
@@ -14,6 +15,9 @@ export const demoCommand: Command = {
   options: {},
   required: [],
   run: async (_values, { db, env }) => {
+    // Where `pnpm start` serves with the same settings; read before anything is written.
+    const port = portFrom(env, 'PORT', 3000);
+    const publicUrl = urlFrom(env, 'PUBLIC_URL', `http://localhost:${port}`);
     const suffix = randomBytes(3).toString('hex');
     const password = randomBytes(9).toString('base64url');
     const member = await registerMember(db, { email: `demo-${suffix}@example.com`, name: 'Demo Member', password });
@@ -23,7 +27,6 @@ export const demoCommand: Command = {
     for (const name of ['Retail', 'Services', 'Technology']) {
       categories.push(await createBusinessCategory(db, { name: `${name} ${suffix}` }));
     }
-    const port = Number(env.PORT ?? 3000);
     const client = await registerClient(db, {
       ownerId: member.id,
       name: 'Demo application',
@@ -34,7 +37,7 @@ export const demoCommand: Command = {
       group,
       categories,
       client,
-      authorize_url: `${env.PUBLIC_URL ?? `http://localhost:${port}`}/oauth/authorize?client_id=${client.client_id}&redirect_uri=${encodeURIComponent(client.redirect_uris[0] ?? '')}&response_type=code&scope=*&state=demo`,
+      authorize_url: `${publicUrl}/oauth/authorize?client_id=${client.client_id}&redirect_uri=${encodeURIComponent(client.redirect_uris[0] ?? '')}&response_type=code&scope=*&state=demo`,
     };
   },
 };

@@ -1,6 +1,5 @@
-import { ConfigError, type JanitorSettings, janitorSettingsFrom } from '@contacts/config';
+import { janitorSettingsFrom } from '@contacts/config';
 import { runJanitorPass } from '@contacts/db';
-import { UsageError } from '../cli-context';
 import type { Command } from './index';
 
 /**
@@ -16,17 +15,6 @@ export const janitorCommand: Command = {
     'kind; "ran": false when another process holds the janitor lock.',
   options: {},
   required: [],
-  run: async (_values, { db, env }) => {
-    return { ...(await runJanitorPass(db, settingsFrom(env))) };
-  },
+  // A malformed AUDIT_RETENTION_DAYS or SYNC_TOKEN_TTL throws a ConfigError: exit 2, like a bad flag (cli.ts).
+  run: async (_values, { db, env }) => ({ ...(await runJanitorPass(db, janitorSettingsFrom(env))) }),
 };
-
-/** A malformed setting is the operator's input: exit 2 with the variable named, like a bad flag. */
-function settingsFrom(env: NodeJS.ProcessEnv): JanitorSettings {
-  try {
-    return janitorSettingsFrom(env);
-  } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(error.message);
-    throw error;
-  }
-}

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -21,6 +21,9 @@ export default async function setup(project: ProvideTarget): Promise<() => Promi
   let serverUrl = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
   if (!serverUrl) {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'contacts-test-pg-'));
+    // mkdtemp makes it 0700: run as root, the data would go to RELOCATION_ROOT (the `postgres`
+    // user cannot reach it), outside the folder removed below. Ours, so opened to keep it inside.
+    await chmod(dataDir, 0o755);
     const port = 55_000 + Math.floor(Math.random() * 5_000);
     const server = await startEmbeddedDatabase({ dataDir, port, mode: 'own' });
     serverUrl = server.url;

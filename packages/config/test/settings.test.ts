@@ -1,0 +1,182 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseSettingsFrom } from '../src/database-settings';
+import { ConfigError, EnvironmentError, portFrom } from '../src/env';
+import { janitorSettingsFrom } from '../src/janitor-settings';
+import { logLevelFrom } from '../src/logger';
+import { rateLimitFrom } from '../src/rate-limit';
+import { generateSecrets, loadSharedSecrets } from '../src/secrets';
+import { ensurePortFree } from '../src/serve';
+import { serviceRuntimeFrom } from '../src/service-runtime';
+
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(tmpdir(), 'contacts-settings-'));
+});
+afterAll(async () => rm(dataDir, { recursive: true, force: true }));
+
+/** The message of the ConfigError that `read` throws (fails the test when it throws nothing, or something else). */
+async function refusal(read: () => unknown): Promise<string> {
+  try {
+    await read();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('settings read from the environment', () => {
+  it.each([
+    [{ PORT: '70000' }, 'PORT must be an integer <= 65535, got "70000"'],
+    [{ PORT: '0' }, 'PORT must be an integer >= 1, got "0"'],
+  ])('refuses a port out of range: %j', async (env, message) => {
+    expect(await refusal(() => portFrom(env, 'PORT', 3000))).toBe(message);
+  });
+
+  it.each([
+    [{ EMBEDDED_PG_PORT: 'abc' }, 'EMBEDDED_PG_PORT must be an integer >= 1, got "abc"'],
+    [{ EMBEDDED_PG_PORT: '70000' }, 'EMBEDDED_PG_PORT must be an integer <= 65535, got "70000"'],
+    [{ DB_POOL_MAX: 'ten' }, 'DB_POOL_MAX must be an integer >= 1, got "ten"'],
+    [
+      { DATABASE_URL: 'mysql://db/contacts' },
+      'DATABASE_URL must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/database), got "mysql://db/contacts"',
+    ],
+    [
+      { DATABASE_URL: 'postgres//contacts:s3cret@db/contacts' },
+      'DATABASE_URL must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/database), got "postgres//contacts:***@db/contacts"',
+    ],
+  ])('refuses a malformed database setting without showing a password: %j', async (env, message) => {
+    expect(await refusal(() => databaseSettingsFrom(env))).toBe(message);
+  });
+
+  it('reads the database settings, DATABASE_URL unset meaning the embedded database', () => {
+    expect(databaseSettingsFrom({})).toEqual({ url: undefined, embeddedPort: 54329, poolMax: 10 });
+    expect(
+      databaseSettingsFrom({ DATABASE_URL: 'postgresql://u:p@db:5433/c', EMBEDDED_PG_PORT: '6000', DB_POOL_MAX: '3' }),
+    ).toEqual({ url: 'postgresql://u:p@db:5433/c', embeddedPort: 6000, poolMax: 3 });
+  });
+
+  it.each([
+    [{ JANITOR_INTERVAL: '3000000' }, 'JANITOR_INTERVAL must be an integer <= 2147483, got "3000000"'],
+    [{ AUDIT_RETENTION_DAYS: 'abc' }, 'AUDIT_RETENTION_DAYS must be an integer >= 1, got "abc"'],
+  ])('refuses a janitor setting out of range: %j', async (env, message) => {
+    expect(await refusal(() => janitorSettingsFrom(env))).toBe(message);
+  });
+
+  it.each([
+    [{ MIGRATE_ON_START: 'yes' }, 'MIGRATE_ON_START must be true or false, got "yes"'],
+    [{ SHUTDOWN_TIMEOUT: 'abc' }, 'SHUTDOWN_TIMEOUT must be an integer >= 0, got "abc"'],
+  ])('refuses a malformed runtime setting: %j', async (env, message) => {
+    expect(await refusal(() => serviceRuntimeFrom(env))).toBe(message);
+  });
+
+  it.each([
+    [{ API_RATE_LIMIT: 'ten' }, 'API_RATE_LIMIT must be an integer >= 0, got "ten"'],
+    [{ API_RATE_LIMIT_WINDOW: '0' }, 'API_RATE_LIMIT_WINDOW must be an integer >= 1, got "0"'],
+    [{ REDIS_URL: 'not-a-url' }, 'REDIS_URL must be a redis:// or rediss:// URL (redis://host:6379), got "not-a-url"'],
+    // Read even while the limit is off: a typo is reported when it is made, not when the limit is switched on.
+    [
+      { API_RATE_LIMIT: '0', REDIS_URL: 'http://:pw@cache:6379' },
+      'REDIS_URL must be a redis:// or rediss:// URL (redis://host:6379), got "http://:***@cache:6379"',
+    ],
+  ])('refuses a malformed rate limit setting: %j', async (env, message) => {
+    expect(await refusal(() => rateLimitFrom(env, 'API_RATE_LIMIT', 1200))).toBe(message);
+  });
+
+  it('accepts the documented log levels only, naming them', async () => {
+    expect(logLevelFrom({ LOG_LEVEL: 'debug' })).toBe('debug');
+    expect(logLevelFrom({})).toBe('info');
+    expect(logLevelFrom({ NODE_ENV: 'test' })).toBe('silent');
+    expect(await refusal(() => logLevelFrom({ LOG_LEVEL: 'verbose' }))).toBe(
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "verbose"',
+    );
+  });
+});
+
+describe('shared secrets', () => {
+  const strong = async () => {
+    const secrets = await generateSecrets();
+    return {
+      NODE_ENV: 'production',
+      COOKIE_KEYS: secrets.cookieKeys.join(','),
+      JWKS: JSON.stringify(secrets.jwks),
+      INTROSPECTION_CLIENT_ID: secrets.introspectionClientId,
+      INTROSPECTION_CLIENT_SECRET: secrets.introspectionClientSecret,
+    };
+  };
+
+  it('accepts generated secrets (what .env.example asks for: openssl rand -base64 32)', async () => {
+    const env = await strong();
+    const secrets = await loadSharedSecrets({ ...env, COOKIE_KEYS: `${'a'.repeat(44)}, ${'b'.repeat(32)}` }, dataDir);
+    expect(secrets.cookieKeys).toEqual(['a'.repeat(44), 'b'.repeat(32)]);
+  });
+
+  it.each([
+    [
+      { COOKIE_KEYS: 'x' },
+      'COOKIE_KEYS: each key must be at least 32 characters (one has 1); generate one with `openssl rand -base64 32`',
+    ],
+    [
+      { COOKIE_KEYS: `${'a'.repeat(40)},short` },
+      'COOKIE_KEYS: each key must be at least 32 characters (one has 5); generate one with `openssl rand -base64 32`',
+    ],
+    [
+      { INTROSPECTION_CLIENT_SECRET: 'b' },
+      'INTROSPECTION_CLIENT_SECRET must be at least 32 characters (it has 1); generate one with `openssl rand -base64 32`',
+    ],
+    [
+      { JWKS: 'notjson' },
+      'JWKS must be a JSON Web Key Set of private keys ({"keys":[{"kty":…,"d":…}]}): it is not JSON',
+    ],
+    [
+      { JWKS: '{"keys":[]}' },
+      'JWKS must be a JSON Web Key Set of private keys ({"keys":[{"kty":…,"d":…}]}): it has no keys',
+    ],
+    [
+      { JWKS: '{"keys":[{"kty":"EC","crv":"P-256","x":"x","y":"y"}]}' },
+      'JWKS must be a JSON Web Key Set of private keys ({"keys":[{"kty":…,"d":…}]}): key 1 is not a private key',
+    ],
+  ])('refuses a weak or malformed secret, naming it and never showing it: %j', async (override, message) => {
+    expect(await refusal(async () => loadSharedSecrets({ ...(await strong()), ...override }, dataDir))).toBe(message);
+  });
+
+  it('refuses to start in production without the secrets a service needs', async () => {
+    expect(await refusal(() => loadSharedSecrets({ NODE_ENV: 'production' }, dataDir))).toBe(
+      'COOKIE_KEYS, JWKS, INTROSPECTION_CLIENT_ID, INTROSPECTION_CLIENT_SECRET must be set in production',
+    );
+  });
+
+  it('names DATA_DIR when the development secrets cannot be kept there', async () => {
+    const file = path.join(dataDir, 'not-a-folder');
+    await writeFile(file, '');
+    const loading = loadSharedSecrets({}, path.join(file, 'data'));
+    await expect(loading).rejects.toThrow(EnvironmentError);
+    await expect(loading).rejects.toThrow(
+      `the development secrets could not be kept in ${path.join(file, 'data', 'secrets.json')} (ENOTDIR). Check ` +
+        'that this folder is writable (DATA_DIR chooses another), or set COOKIE_KEYS, JWKS, INTROSPECTION_CLIENT_ID ' +
+        'and INTROSPECTION_CLIENT_SECRET.',
+    );
+  });
+});
+
+describe('the port a service listens on', () => {
+  it('is refused with its setting named when another program listens on it', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, resolve));
+    const { port } = blocker.address() as { port: number };
+    try {
+      const checking = ensurePortFree(port, 'PORT');
+      await expect(checking).rejects.toThrow(EnvironmentError);
+      await expect(checking).rejects.toThrow(
+        `port ${port} (PORT) is in use by another program. Stop that program, or choose another port with PORT.`,
+      );
+    } finally {
+      blocker.close();
+    }
+    await expect(ensurePortFree(port, 'PORT')).resolves.toBeUndefined();
+  });
+});
