@@ -319,3 +319,21 @@ describe('limits and files', () => {
     expect(withFile.body.error.fields).toEqual({ file: ['This request takes no files.'] });
   });
 });
+
+describe('JSON', () => {
+  it('tells a body that is not JSON from one with a __proto__ key (both 400, nothing written)', async () => {
+    const before = await contactRows();
+    const invalid = await send('POST', '/v4/contacts', { 'content-type': JSON_TYPE }, '{"name": "x"');
+    expect(invalid.status).toBe(400);
+    expect(await messageOf(invalid)).toBe('The body is not valid JSON.');
+    const proto = await send(
+      'POST',
+      '/v4/contacts',
+      { 'content-type': JSON_TYPE },
+      '{"name": "proto", "__proto__": {"admin": true}}',
+    );
+    expect(proto.status).toBe(400);
+    expect(await messageOf(proto)).toBe('A JSON key named __proto__ is refused.');
+    expect(await contactRows()).toEqual(before);
+  });
+});

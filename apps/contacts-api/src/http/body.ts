@@ -1,5 +1,5 @@
 import { hasRequestBody, requestBodyAbandoned } from '@contacts/config';
-import { parse as parseJsonText } from '@hapi/bourne';
+import { scan as refuseProtoKeys } from '@hapi/bourne';
 import type { Context, Middleware } from 'koa';
 import { readBodyText, requireUtf8Charset } from './body-text';
 import { ApiError } from './errors';
@@ -68,9 +68,16 @@ const OBJECT_OR_ARRAY = /^[ \t\n\r]*[[{]/;
 function parseJson(text: string): unknown {
   if (text === '') return {};
   if (!OBJECT_OR_ARRAY.test(text)) throw new ApiError(400, 'bad_request', 'The body is not a JSON object.');
+  let parsed: unknown;
   try {
-    return parseJsonText(text, { protoAction: 'error' });
+    parsed = JSON.parse(text);
   } catch {
     throw new ApiError(400, 'bad_request', 'The body is not valid JSON.');
   }
+  try {
+    refuseProtoKeys(parsed, { protoAction: 'error' });
+  } catch {
+    throw new ApiError(400, 'bad_request', 'A JSON key named __proto__ is refused.');
+  }
+  return parsed;
 }
