@@ -42,7 +42,8 @@ export async function platformSettingsFrom(env: NodeJS.ProcessEnv): Promise<Plat
   const logger = createLogger('platform', env);
   // The auth server first: it needs all four production secrets, so its refusal names each missing one.
   const auth = await loadAuthConfig(servicesEnv, { port });
-  const api = await loadContactsApiConfig(servicesEnv, { port });
+  // The introspection credentials come with the auth server's secrets: secrets.json is read once.
+  const api = await loadContactsApiConfig(servicesEnv, { port, secrets: auth.secrets });
   return {
     port,
     publicUrl,

@@ -6,6 +6,7 @@ import {
   type RateLimit,
   rateLimitFrom,
   type ServiceRuntime,
+  type SharedSecrets,
   serviceRuntimeFrom,
   syncTokenTtlFrom,
   urlFrom,
@@ -38,7 +39,11 @@ export interface ContactsApiConfig {
  */
 export async function loadContactsApiConfig(
   env: NodeJS.ProcessEnv,
-  defaults: { port: number },
+  defaults: {
+    port: number;
+    /** The introspection credentials when the caller has loaded them already (`pnpm start`, with the auth server's). */
+    secrets?: Pick<SharedSecrets, 'introspectionClientId' | 'introspectionClientSecret'>;
+  },
 ): Promise<ContactsApiConfig> {
   const port = portFrom(env, 'PORT', defaults.port);
   const publicUrl = urlFrom(env, 'PUBLIC_URL', `http://localhost:${port}`);
@@ -54,10 +59,9 @@ export async function loadContactsApiConfig(
     runtime: serviceRuntimeFrom(env),
   };
   // Last: in development it writes DATA_DIR/secrets.json, which a typo above should not cause.
-  const secrets = await loadSharedSecrets(env, dataDirectory(env), [
-    'introspectionClientId',
-    'introspectionClientSecret',
-  ]);
+  const secrets =
+    defaults.secrets ??
+    (await loadSharedSecrets(env, dataDirectory(env), ['introspectionClientId', 'introspectionClientSecret']));
   return {
     ...settings,
     introspectionClientId: secrets.introspectionClientId,

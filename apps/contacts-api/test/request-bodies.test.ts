@@ -233,6 +233,24 @@ describe('UTF-8', () => {
     const image = await ada.request(`/v4/contacts/${data.id}/image`);
     expect(Buffer.from(await image.arrayBuffer())).toEqual(PNG);
 
+    // A part in a charset it declares is converted as labelled; one in a charset nobody knows is refused.
+    const latin1 = await send(
+      'POST',
+      '/v4/contacts',
+      { 'content-type': type },
+      body(part('Content-Disposition: form-data; name="name"\r\nContent-Type: text/plain; charset=iso-8859-1', josé)),
+    );
+    expect(latin1.status).toBe(201);
+    expect(((await latin1.json()) as { data: { name: string } }).data.name).toBe('José');
+    const unknown = await send(
+      'POST',
+      '/v4/contacts',
+      { 'content-type': type },
+      body(part('Content-Disposition: form-data; name="name"\r\nContent-Type: text/plain; charset=x-bogus', josé)),
+    );
+    expect(unknown.status).toBe(415);
+    expect(await messageOf(unknown)).toBe('The field name declares a charset this API cannot read.');
+
     const vcard = new FormData();
     vcard.set(
       'file',

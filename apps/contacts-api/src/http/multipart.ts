@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { MAX_IMAGE_BYTES } from '@contacts/schemas';
 import busboy from 'busboy';
-import { decodedBody } from './content-coding';
+import { decodedBody, requestAborted } from './content-coding';
 import { ApiError, validationFailed } from './errors';
 import { tooManyFields } from './form';
 
@@ -94,9 +94,15 @@ export function parseMultipart(
         fail(new ApiError(413, 'payload_too_large', `The field ${name} is too long.`));
         return;
       }
-      // busboy decodes a text part as UTF-8 (or the charset the part declares) and leaves U+FFFD
-      // where the bytes were not: such a value would be stored altered. Its raw bytes are not at
-      // hand, so a U+FFFD actually sent in a multipart field is refused too.
+      // busboy decodes a text part as UTF-8, or as the charset the part declares (that text is
+      // converted, as the client labelled it), and hands no value for a charset it does not know.
+      if (typeof value !== 'string') {
+        fail(new ApiError(415, 'unsupported_media_type', `The field ${name} declares a charset this API cannot read.`));
+        return;
+      }
+      // Bytes that are not UTF-8 come out as U+FFFD, which would be stored altered. Their raw bytes
+      // are not at hand (busboy does not say which charset it used), so a U+FFFD actually sent in a
+      // multipart field is refused too.
       if (value.includes('\uFFFD')) {
         fail(new ApiError(400, 'bad_request', `The field ${name} is not valid UTF-8 text.`));
         return;
@@ -161,7 +167,7 @@ export function parseMultipart(
       settled = true;
       resolve({ fields, files });
     });
-    req.on('aborted', () => fail(new ApiError(400, 'bad_request', 'The request was aborted.')));
+    req.on('aborted', () => fail(requestAborted()));
     source.on('error', (error: Error) =>
       fail(error instanceof ApiError ? error : new ApiError(400, 'bad_request', 'The request body could not be read.')),
     );
