@@ -202,30 +202,21 @@ describe('UTF-8', () => {
     const part = (headers: string, body: Buffer) =>
       Buffer.concat([Buffer.from(`--${boundary}\r\n${headers}\r\n\r\n`), body, Buffer.from('\r\n')]);
     const body = (...parts: Buffer[]) => Buffer.concat([...parts, Buffer.from(`--${boundary}--\r\n`)]);
-    const type = `multipart/form-data; boundary=${boundary}`;
+    const postParts = (...parts: Buffer[]) =>
+      send('POST', '/v4/contacts', { 'content-type': `multipart/form-data; boundary=${boundary}` }, body(...parts));
 
-    const invalid = await send(
-      'POST',
-      '/v4/contacts',
-      { 'content-type': type },
-      body(part('Content-Disposition: form-data; name="name"', josé)),
-    );
+    const invalid = await postParts(part('Content-Disposition: form-data; name="name"', josé));
     expect(invalid.status).toBe(400);
     expect(await messageOf(invalid)).toBe('The field name is not valid UTF-8 text.');
 
-    const valid = await send(
-      'POST',
-      '/v4/contacts',
-      { 'content-type': type },
-      body(
-        part('Content-Disposition: form-data; name="name"', Buffer.from('José')),
-        // A part that declares its charset, as Retrofit and other clients do.
-        part(
-          'Content-Disposition: form-data; name="city"\r\nContent-Type: text/plain; charset=UTF-8',
-          Buffer.from('Zürich'),
-        ),
-        part('Content-Disposition: form-data; name="image"; filename="a.png"\r\nContent-Type: image/png', PNG),
+    const valid = await postParts(
+      part('Content-Disposition: form-data; name="name"', Buffer.from('José')),
+      // A part that declares its charset, as Retrofit and other clients do.
+      part(
+        'Content-Disposition: form-data; name="city"\r\nContent-Type: text/plain; charset=UTF-8',
+        Buffer.from('Zürich'),
       ),
+      part('Content-Disposition: form-data; name="image"; filename="a.png"\r\nContent-Type: image/png', PNG),
     );
     expect(valid.status).toBe(201);
     const { data } = (await valid.json()) as { data: { id: number; name: string; city: string } };
@@ -234,19 +225,13 @@ describe('UTF-8', () => {
     expect(Buffer.from(await image.arrayBuffer())).toEqual(PNG);
 
     // A part in a charset it declares is converted as labelled; one in a charset nobody knows is refused.
-    const latin1 = await send(
-      'POST',
-      '/v4/contacts',
-      { 'content-type': type },
-      body(part('Content-Disposition: form-data; name="name"\r\nContent-Type: text/plain; charset=iso-8859-1', josé)),
+    const latin1 = await postParts(
+      part('Content-Disposition: form-data; name="name"\r\nContent-Type: text/plain; charset=iso-8859-1', josé),
     );
     expect(latin1.status).toBe(201);
     expect(((await latin1.json()) as { data: { name: string } }).data.name).toBe('José');
-    const unknown = await send(
-      'POST',
-      '/v4/contacts',
-      { 'content-type': type },
-      body(part('Content-Disposition: form-data; name="name"\r\nContent-Type: text/plain; charset=x-bogus', josé)),
+    const unknown = await postParts(
+      part('Content-Disposition: form-data; name="name"\r\nContent-Type: text/plain; charset=x-bogus', josé),
     );
     expect(unknown.status).toBe(415);
     expect(await messageOf(unknown)).toBe('The field name declares a charset this API cannot read.');
