@@ -1,6 +1,6 @@
 import { MAX_IMAGE_BYTES } from '@contacts/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aClient, type Client, JPEG, multipart, PNG } from './support/factories';
+import { aClient, aGroup, type Client, JPEG, multipart, PNG } from './support/factories';
 import { type Stack, startStack } from './support/servers';
 
 type One = { data: { id: number; image_url: string | null; name: string } };
@@ -64,6 +64,42 @@ describe('contact images', () => {
     ).json()) as One;
     const stranger = await aClient(stack);
     expect((await stranger.request(`/v4/contacts/${withImage.data.id}/image`)).status).toBe(404);
+  });
+
+  it("serves a group guest's image to the group's members through the group, and to nobody else", async () => {
+    const owner = await aClient(stack);
+    const fellow = await aClient(stack);
+    const outsider = await aClient(stack);
+    const group = await aGroup(stack.db, [owner.member, fellow.member]);
+    const created = await owner.request('/v4/contacts', {
+      method: 'POST',
+      body: multipart(
+        { name: 'Guest', group_id: String(group.id) },
+        { bytes: PNG, filename: 'g.png', type: 'image/png' },
+      ),
+    });
+    expect(created.status).toBe(201);
+    const guestId = ((await created.json()) as One).data.id;
+
+    // The listing points each guest's image_url where a member of the group can read it.
+    const guests = await fellow.json<{ data: One['data'][] }>(`/v4/groups/${group.id}/guests`);
+    const imageUrl = guests.body.data.find((contact) => contact.id === guestId)?.image_url;
+    expect(imageUrl).toBe(`${stack.apiUrl}/v4/groups/${group.id}/guests/${guestId}/image`);
+    const image = await fellow.request(new URL(imageUrl!).pathname);
+    expect(image.status).toBe(200);
+    expect(image.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await image.arrayBuffer()).equals(PNG)).toBe(true);
+    const etag = image.headers.get('etag')!;
+    expect((await fellow.request(new URL(imageUrl!).pathname, { headers: { 'if-none-match': etag } })).status).toBe(
+      304,
+    );
+
+    // Not through the owner's route, not for outsiders, not through another group.
+    expect((await fellow.request(`/v4/contacts/${guestId}/image`)).status).toBe(404);
+    expect((await outsider.request(`/v4/groups/${group.id}/guests/${guestId}/image`)).status).toBe(403);
+    const otherGroup = await aGroup(stack.db, [fellow.member]);
+    expect((await fellow.request(`/v4/groups/${otherGroup.id}/guests/${guestId}/image`)).status).toBe(404);
+    expect((await fellow.request(`/v4/groups/${group.id}/guests/abc/image`)).status).toBe(404);
   });
 
   it('refuses a text file posing as a PNG with 422, and stores nothing', async () => {

@@ -70,14 +70,28 @@ export function contactImageUrl(publicUrl: string, contactId: number): string {
   return `${publicUrl.replace(/\/$/, '')}/v4/contacts/${contactId}/image`;
 }
 
-export function toContactV4(record: ContactRecordLike, options: { publicUrl: string }): ContactV4 {
+/** A guest's image as the group's members read it (the contact belongs to another member). */
+export function groupGuestImageUrl(publicUrl: string, groupId: number, contactId: number): string {
+  return `${publicUrl.replace(/\/$/, '')}/v4/groups/${groupId}/guests/${contactId}/image`;
+}
+
+export interface ContactV4Options {
+  publicUrl: string;
+  /** Where the caller reads the image (default: the owner's /v4/contacts/{id}/image). */
+  imageUrl?: (contactId: number) => string;
+}
+
+export function toContactV4(record: ContactRecordLike, options: ContactV4Options): ContactV4 {
   const contact: Record<string, unknown> = { id: record.id };
   for (const field of v4Fields) {
     contact[field.name] = record[field.column];
     const joined = joinedAfter[field.column];
     if (joined) contact[joined.name] = joined.value(record);
   }
-  contact.image_url = record.image_sha256 === null ? null : contactImageUrl(options.publicUrl, record.id);
+  contact.image_url =
+    record.image_sha256 === null
+      ? null
+      : (options.imageUrl?.(record.id) ?? contactImageUrl(options.publicUrl, record.id));
   contact.created_at = rfc3339(record.created_at);
   contact.updated_at = rfc3339(record.updated_at);
   return contact as ContactV4;

@@ -1,4 +1,5 @@
 import {
+  type ContactImage,
   type ContactRecord,
   type Database,
   deleteOwnedContacts,
@@ -6,6 +7,7 @@ import {
   findBusinessCategoryById,
   findContactRecord,
   findGroupById,
+  findGroupGuestImage,
   findMemberById,
   findOwnedContactIdByEmail,
   insertContact,
@@ -187,9 +189,24 @@ export async function deleteOwnContact(db: Database, memberId: number, id: numbe
 
 /** The contacts linked to a group ("guests"), for members of that group only. */
 export async function listGroupGuests(db: Database, memberId: number, groupId: number): Promise<ContactRecord[]> {
+  await requireGroupMember(db, memberId, groupId);
+  return listGroupContactRecords(db, groupId);
+}
+
+/** A guest's image, for members of the group only (the guests listing points its image_url here). */
+export async function findGroupGuestImageFor(
+  db: Database,
+  memberId: number,
+  groupId: number,
+  contactId: number,
+): Promise<ContactImage | undefined> {
+  await requireGroupMember(db, memberId, groupId);
+  return findGroupGuestImage(db, groupId, contactId);
+}
+
+async function requireGroupMember(db: Database, memberId: number, groupId: number): Promise<void> {
   if (!(await findGroupById(db, groupId))) throw new DomainError('not_found', 'No such group.');
   if (!(await isGroupMember(db, groupId, memberId))) throw notGroupMember();
-  return listGroupContactRecords(db, groupId);
 }
 
 /**

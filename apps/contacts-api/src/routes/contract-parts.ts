@@ -5,13 +5,17 @@ import type { ResponseContract } from '../http/guard';
 
 /** Pieces the route contracts share: the id parameter, error answers, headers, the image upload. */
 
-/** `{id}`: a row id; the guard answers 404 for anything else (see pathId for the exact check). */
-export const idParams = z.object({
-  id: z
-    .string()
-    .regex(/^\d{1,10}$/)
-    .meta({ type: 'integer', minimum: 1, maximum: MAX_ROW_ID }),
-});
+/** A row id in the path; the guard answers 404 for anything else (see pathId for the exact check). */
+const rowIdParam = z
+  .string()
+  .regex(/^\d{1,10}$/)
+  .meta({ type: 'integer', minimum: 1, maximum: MAX_ROW_ID });
+
+/** `{id}`: the resource's row id. */
+export const idParams = z.object({ id: rowIdParam });
+
+/** `{id}` of a group and `{contact_id}` of one of its guests. */
+export const groupGuestParams = z.object({ id: rowIdParam, contact_id: rowIdParam });
 
 export const IMAGE_LIMIT = megabytes(MAX_IMAGE_BYTES);
 

@@ -32,3 +32,15 @@ export async function findOwnedContactImage(
     .where({ 'c.owner_id': ownerId, 'ci.contact_id': contactId })
     .first<ContactImage | undefined>('ci.*');
 }
+
+/** The image of a contact linked to the group (one of its guests); undefined when it is not a guest there or has none. */
+export async function findGroupGuestImage(
+  db: Queryable,
+  groupId: number,
+  contactId: number,
+): Promise<ContactImage | undefined> {
+  return db('contact_images as ci')
+    .join('contacts as c', 'c.id', 'ci.contact_id')
+    .where({ 'c.group_id': groupId, 'ci.contact_id': contactId })
+    .first<ContactImage | undefined>('ci.*');
+}

@@ -1,5 +1,5 @@
 import { listGroupsOfMember } from '@contacts/db';
-import { contactV4, groupV4, toContactV4 } from '@contacts/schemas';
+import { contactV4, groupGuestImageUrl, groupV4, toContactV4 } from '@contacts/schemas';
 import { Router } from '@koa/router';
 import { z } from 'zod';
 import { listGroupGuests } from '../../domain/contacts';
@@ -31,8 +31,11 @@ export function groupRoutes({ db, publicUrl, read, rateLimit }: RouteDependencie
     },
   });
   router.get('/v4/groups/:id/guests', read, rateLimit, guests.middleware, async (ctx) => {
-    const records = await listGroupGuests(db, callerOf(ctx).memberId, pathId(ctx));
-    ctx.body = { data: records.map((record) => toContactV4(record, { publicUrl })) };
+    const groupId = pathId(ctx);
+    const records = await listGroupGuests(db, callerOf(ctx).memberId, groupId);
+    // A guest usually belongs to another member: its image is read through the group.
+    const imageUrl = (contactId: number) => groupGuestImageUrl(publicUrl, groupId, contactId);
+    ctx.body = { data: records.map((record) => toContactV4(record, { publicUrl, imageUrl })) };
   });
   return router;
 }
