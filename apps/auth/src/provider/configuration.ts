@@ -7,6 +7,7 @@ import type { ClientDirectory } from './client-directory';
 import { clientMetadataSource } from './client-metadata';
 import { dpopFeature } from './dpop';
 import { existingGrantLoader } from './grants';
+import { memberSessionPolicy } from './member-session-policy';
 import { consumedTwiceError } from './refresh-token-reuse';
 import { renderErrorPage } from './render-error';
 import { CONTACTS_API_RESOURCE, SUPPORTED_SCOPES, unknownScopes } from './scopes';
@@ -58,7 +59,10 @@ export function providerConfiguration({ db, config, clients, accessTokens }: Pro
       if (!usable) return undefined;
       return { accountId: id, claims: async () => ({ sub: id }) };
     },
-    interactions: { url: async (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    interactions: {
+      url: async (_ctx, interaction) => `/interaction/${interaction.uid}`,
+      policy: memberSessionPolicy(db),
+    },
     loadExistingGrant: existingGrantLoader(db),
     // Refresh tokens without offline_access, rotated on every use, never tied to the browser session.
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),

@@ -5,6 +5,7 @@ import { errors } from 'oidc-provider';
 import type { CsrfState } from '../http/csrf';
 import { findApplication } from '../lib/applications';
 import { currentMember } from '../lib/member-sessions';
+import { MEMBER_SIGNED_OUT } from '../provider/member-session-policy';
 import { CONTACTS_API_RESOURCE, SCOPE_DESCRIPTIONS } from '../provider/scopes';
 import type { AuthServices } from '../services';
 import { consentPage } from '../views/consent';
@@ -12,6 +13,12 @@ import { errorPage } from '../views/error';
 import { signInPage } from '../views/sign-in';
 import { formBody } from './form-body';
 import { signInFromForm } from './sign-in-form';
+
+/**
+ * Reasons for the login prompt that the member's current sign-in to this site answers: there
+ * is no provider session yet, or it does not match the member signed in here.
+ */
+const SIGNED_IN_SUFFICES = new Set(['no_session', MEMBER_SIGNED_OUT]);
 
 /**
  * The member's side of /oauth/authorize: oidc-provider redirects here when it needs a sign-in
@@ -28,9 +35,10 @@ export function interactionRoutes(services: AuthServices): Router {
     const csrfToken = (ctx.state as CsrfState).csrfToken;
     const client = await findApplication(db, String(details.params.client_id));
     if (details.prompt.name === 'login') {
-      // Already signed in to this site (for example in the settings pages): no second sign-in.
+      // Already signed in to this site (for example in the settings pages): no second sign-in,
+      // unless the client asked for one (prompt=login, max_age, …).
       const member = await currentMember(ctx, db);
-      if (member) {
+      if (member && details.prompt.reasons.every((reason) => SIGNED_IN_SUFFICES.has(reason))) {
         return provider.interactionFinished(
           ctx.req,
           ctx.res,
