@@ -27,10 +27,7 @@ export async function findOwnedContactImage(
   ownerId: number,
   contactId: number,
 ): Promise<ContactImage | undefined> {
-  return db('contact_images as ci')
-    .join('contacts as c', 'c.id', 'ci.contact_id')
-    .where({ 'c.owner_id': ownerId, 'ci.contact_id': contactId })
-    .first<ContactImage | undefined>('ci.*');
+  return imageOfContactWhere(db, contactId, { 'c.owner_id': ownerId });
 }
 
 /** The image of a contact linked to the group (one of its guests); undefined when it is not a guest there or has none. */
@@ -39,8 +36,17 @@ export async function findGroupGuestImage(
   groupId: number,
   contactId: number,
 ): Promise<ContactImage | undefined> {
+  return imageOfContactWhere(db, contactId, { 'c.group_id': groupId });
+}
+
+/** A contact's image, when the contact also matches `condition` (who may see it). */
+async function imageOfContactWhere(
+  db: Queryable,
+  contactId: number,
+  condition: { 'c.owner_id': number } | { 'c.group_id': number },
+): Promise<ContactImage | undefined> {
   return db('contact_images as ci')
     .join('contacts as c', 'c.id', 'ci.contact_id')
-    .where({ 'c.group_id': groupId, 'ci.contact_id': contactId })
+    .where({ ...condition, 'ci.contact_id': contactId })
     .first<ContactImage | undefined>('ci.*');
 }
