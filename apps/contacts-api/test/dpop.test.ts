@@ -285,6 +285,24 @@ describe('DPoP, end to end with oauth4webapi', () => {
   });
 });
 
+describe('only access tokens open the API', () => {
+  it('refuses a refresh token sent as a bearer token (introspection calls it active, but it is no access token)', async () => {
+    const client = await anApplication();
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client, (await codeFlow(client)).response);
+    const refreshToken = tokens.refresh_token as string;
+    expect(await introspect(refreshToken)).toMatchObject({ active: true });
+    const bearer = (token: string) =>
+      fetch(`${stack.apiUrl}/v4/contacts`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await bearer(tokens.access_token)).status).toBe(200);
+    const refused = await bearer(refreshToken);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    expect(
+      (await fetch(`${stack.apiUrl}/v3/contacts`, { headers: { authorization: `Bearer ${refreshToken}` } })).status,
+    ).toBe(401);
+  });
+});
+
 describe('a client registered as DPoP-required', () => {
   it('gets no token without a proof, and a DPoP token with one', async () => {
     const client = await anApplication({ dpopRequired: true });

@@ -61,9 +61,18 @@ export function introspectionClient(options: IntrospectionClientOptions): Intros
   };
 }
 
-/** Reads an RFC 7662 response; anything that does not name a member is treated as inactive. */
+/**
+ * The token types this API accepts (RFC 7662 `token_type`, RFC 9449 §6.2): access tokens only.
+ * [security] A refresh token is active at introspection too (oidc-provider answers it without a
+ * token_type), but it is the client's credential for the token endpoint, not an access token:
+ * accepted here, a leaked refresh token would be a 30-day API token without the client secret.
+ */
+const ACCESS_TOKEN_TYPES = new Set(['Bearer', 'DPoP']);
+
+/** Reads an RFC 7662 response; anything that is not an access token naming a member is treated as inactive. */
 export function parseIntrospection(body: Record<string, unknown>): Introspection {
   if (body.active !== true) return { active: false };
+  if (typeof body.token_type !== 'string' || !ACCESS_TOKEN_TYPES.has(body.token_type)) return { active: false };
   const memberId = typeof body.sub === 'string' && /^\d{1,10}$/.test(body.sub) ? Number(body.sub) : Number.NaN;
   if (!Number.isSafeInteger(memberId) || memberId < 1) return { active: false };
   const exp = typeof body.exp === 'number' ? body.exp : undefined;
