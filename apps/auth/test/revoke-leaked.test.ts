@@ -41,6 +41,23 @@ describe('personal token format', () => {
   });
 });
 
+describe('the internal client that owns personal tokens', () => {
+  it('cannot authenticate: introspection and revocation in its name are refused, the token stays live', async () => {
+    const member = await aMember(server.database.db);
+    const { token } = await aToken(member.id);
+    for (const endpoint of ['/oauth/introspect', '/oauth/revoke']) {
+      const response = await fetch(`${server.baseUrl}${endpoint}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token, client_id: 'personal-access-tokens' }),
+      });
+      expect(response.status).toBe(401);
+      expect(((await response.json()) as { error: string }).error).toBe('invalid_client');
+    }
+    expect(await isLive(token)).toBe(true);
+  });
+});
+
 describe('POST /oauth/revoke-leaked', () => {
   it('revokes valid personal tokens among the values, logs it for the owner, and answers 202 with the count', async () => {
     const member = await aMember(server.database.db);

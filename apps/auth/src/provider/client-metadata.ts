@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { API_DOCS_CLIENT_ID } from '@contacts/config';
 import type { AdapterPayload } from '@contacts/db';
 import type { AuthConfig } from '../config';
@@ -28,10 +29,14 @@ export function clientMetadataSource(clients: ClientDirectory, config: AuthConfi
   const personalAccessClient: AdapterPayload = {
     client_id: PERSONAL_ACCESS_CLIENT_ID,
     client_name: 'Personal access token',
+    // [security] It must never authenticate at any endpoint: with `none`, anyone holding a
+    // personal token could introspect it (its owner and scopes) or revoke it in its name. The
+    // secret is the hash of random bytes forgotten at once, so no credential matches it.
+    client_secret: hashClientSecret(randomBytes(32).toString('base64url')),
     grant_types: [],
     response_types: [],
     redirect_uris: [],
-    token_endpoint_auth_method: 'none',
+    token_endpoint_auth_method: 'client_secret_basic',
   };
   const apiDocsClient = apiDocsClientMetadata(config.issuer);
 
