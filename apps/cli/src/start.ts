@@ -1,5 +1,12 @@
 import { type AuthServer, createAuthServer } from '@contacts/auth';
-import { ConfigError, ensurePortFree, isContactsApiPath, refuseToStart, serve } from '@contacts/config';
+import {
+  asOutermostProxy,
+  ConfigError,
+  ensurePortFree,
+  isContactsApiPath,
+  refuseToStart,
+  serve,
+} from '@contacts/config';
 import { type ContactsApi, createContactsApi } from '@contacts/contacts-api';
 import { openServiceDatabase, type ServiceDatabase } from '@contacts/db';
 import { platformSettingsFrom } from './config';
@@ -9,7 +16,7 @@ import { explainDatabaseFailure } from './database-failure';
  * `pnpm start`: the whole product in one process for a developer's machine. Reads every
  * setting, checks that PORT is free, starts the database (embedded unless DATABASE_URL is
  * set), migrates it, and serves both services under one base URL, dispatching by path as the
- * production gateway does. Whatever stops it, it stops in order: requests, services, database.
+ * production gateway does (its forwarding headers too). Whatever stops it, it stops in order: requests, services, database.
  */
 const refuse = refuseToStart('pnpm start');
 const { port, publicUrl, dataDir, runtime, logger, ...configs } = await platformSettingsFrom(process.env).catch(refuse);
@@ -46,7 +53,10 @@ try {
   await serve({
     name: 'platform',
     port,
-    handler: (req, res) => (isContactsApiPath(req.url ?? '/') ? apiHandler(req, res) : authHandler(req, res)),
+    handler: (req, res) => {
+      asOutermostProxy(req);
+      return isContactsApiPath(req.url ?? '/') ? apiHandler(req, res) : authHandler(req, res);
+    },
     logger,
     shutdownTimeout: runtime.shutdownTimeout,
     onClose: async () => {
