@@ -56,6 +56,7 @@ describe('page headers', () => {
       expect(page.headers.get('x-frame-options')).toBe('DENY');
       expect(page.headers.get('x-content-type-options')).toBe('nosniff');
       expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(page.headers.get('cache-control')).toBe('no-store');
       expect(page.headers.get('strict-transport-security')).toMatch(/max-age=\d{8,}/);
       expect(page.headers.get('location')).toBeNull();
     }

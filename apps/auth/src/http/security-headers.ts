@@ -4,7 +4,8 @@ const HTML = /^\s*text\/html\s*(;|$)/i;
 
 /**
  * Headers for the auth app's HTML pages: no inline script or style, never framed (no
- * clickjacking of the consent page), no referrer leaking codes or states, HSTS behind TLS.
+ * clickjacking of the consent page), no referrer leaking codes or states, never stored by a
+ * cache, HSTS behind TLS.
  */
 export async function securityHeaders(ctx: Context, next: Next) {
   await next();
@@ -18,5 +19,8 @@ export async function securityHeaders(ctx: Context, next: Next) {
   ctx.set('X-Frame-Options', 'DENY');
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Referrer-Policy', 'no-referrer');
+  // Every page here is one member's (sign-in, consent, settings) and carries a CSRF token: never
+  // kept by a shared cache or shown from the back-forward cache of a browser someone else uses.
+  if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'no-store');
   if (ctx.secure) ctx.set('Strict-Transport-Security', 'max-age=31536000');
 }
