@@ -76,6 +76,25 @@ describe('authorization request errors', () => {
     expect(location.searchParams.get('state')).toBe('state-123');
   });
 
+  it.each([
+    ['without a scope parameter', undefined],
+    ['with an empty scope', ''],
+  ])(
+    'refuses a request %s with invalid_scope (RFC 6749 §3.3), not as if the member had denied it',
+    async (_, scope) => {
+      const url = new URL(authorizeUrl(as, app));
+      if (scope === undefined) url.searchParams.delete('scope');
+      else url.searchParams.set('scope', scope);
+      const response = await fetch(url, { redirect: 'manual' });
+      expect(response.status).toBe(303);
+      const location = new URL(response.headers.get('location') as string);
+      expect(location.origin + location.pathname).toBe(app.redirect_uri);
+      expect(location.searchParams.get('error')).toBe('invalid_scope');
+      expect(location.searchParams.get('error_description')).toContain('scope is required');
+      expect(location.searchParams.get('state')).toBe('state-123');
+    },
+  );
+
   it('never redirects to a redirect URI that is not registered exactly', async () => {
     for (const redirectUri of [
       `${app.redirect_uri}/extra`,

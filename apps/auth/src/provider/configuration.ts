@@ -111,6 +111,10 @@ export function providerConfiguration({ db, config, clients, accessTokens }: Pro
         getResourceServerInfo: async (ctx: KoaContextWithOIDC, resource) => {
           if (resource !== CONTACTS_API_RESOURCE) throw new errors.InvalidTarget();
           if (ctx.oidc.route === 'authorization') {
+            // RFC 6749 §3.3: no default scope here, so a request without one fails as invalid_scope
+            // (oidc-provider would otherwise end it as access_denied, as if the member had refused).
+            if (!String(ctx.oidc.params?.scope ?? '').trim())
+              throw new errors.InvalidScope(`scope is required (one or more of: ${SUPPORTED_SCOPES.join(' ')})`, '');
             const unknown = unknownScopes(ctx.oidc.params?.scope as string | undefined);
             if (unknown.length > 0)
               throw new errors.InvalidScope('requested scope is not supported', unknown.join(' '));
