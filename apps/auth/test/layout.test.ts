@@ -49,6 +49,14 @@ beforeAll(async () => {
     redirectUris: [callbacks.redirectUri, 'https://reconciliation.members.example.org/oauth/callback/production'],
   });
   await server.auth.personalTokens.create(member.id, { name: 'Nightly contacts export', scopes: '*' });
+  // Names as long as allowed, without a space to break at: they wrap instead of widening the page.
+  const unbroken = 'Exporter'.repeat(13).slice(0, 100);
+  await server.auth.personalTokens.create(member.id, { name: unbroken, scopes: '*' });
+  await registerClient(server.database.db, {
+    ownerId: member.id,
+    name: unbroken,
+    redirectUris: [callbacks.redirectUri],
+  });
   // A consent (authorized app) and, with the sign-ins, security-log entries.
   const page = await browser.newPage();
   const app = { client_id: client.client_id, redirect_uri: callbacks.redirectUri };

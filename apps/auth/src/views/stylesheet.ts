@@ -179,6 +179,8 @@ td {
   padding: 0.5rem 0.25rem;
   border-bottom: 1px solid var(--line);
   vertical-align: top;
+  /* Names members choose (apps, tokens) may be one long word: wrap it, never widen the page. */
+  overflow-wrap: anywhere;
 }
 ul.scopes {
   padding-left: 1.2rem;
