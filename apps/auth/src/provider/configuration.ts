@@ -52,6 +52,14 @@ export function providerConfiguration({ db, config, clients, accessTokens }: Pro
     scopes: [],
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
     allowOmittingSingleRegisteredRedirectUri: false,
+    // [security] Cross-origin calls to the token, revocation and introspection endpoints only from
+    // a public client's own redirect URI origins (a browser-based app); a confidential client's
+    // secret never belongs in a browser. (oidc-provider answers every preflight; the request
+    // itself is refused with invalid_request from any other origin.)
+    clientBasedCORS: (_ctx, origin, client) =>
+      origin !== 'null' &&
+      client.clientAuthMethod === 'none' &&
+      client.redirectUris?.some((uri) => URL.parse(uri)?.origin === origin) === true,
     pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' },
     async findAccount(_ctx, id) {
       // Read along with the token being used, when there is one (packages/db oidc-adapter.ts).
