@@ -101,6 +101,8 @@ describe('the authorization-code flow, driven by a real browser and oauth4webapi
     expect(consentText).toContain('Analytical Engine');
     expect(consentText).toContain('App Developer');
     expect(consentText).toContain('Full access to your contacts');
+    // Where the answer goes, so that a look-alike application name cannot hide it.
+    expect(consentText).toContain(`goes back to ${new URL(app.redirect_uri).origin}`);
 
     // oauth4webapi checks state and the RFC 9207 iss parameter.
     const params = oauth.validateAuthResponse(as, client, callback as URL, 'state-123');

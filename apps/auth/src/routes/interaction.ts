@@ -62,6 +62,7 @@ export function interactionRoutes(services: AuthServices): Router {
         applicationName: client.name,
         ownerName: client.ownerId === undefined ? undefined : (owner?.name ?? 'a member'),
         member,
+        redirectUri: String(details.params.redirect_uri),
         scopes: requestedScopes(details.params.scope).map((scope) => ({
           scope,
           description: SCOPE_DESCRIPTIONS[scope] ?? scope,

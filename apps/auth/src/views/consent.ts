@@ -9,6 +9,8 @@ export interface ConsentView {
   ownerName: string | undefined;
   member: { name: string; email: string };
   scopes: Array<{ scope: string; description: string }>;
+  /** Where the answer goes (the request's redirect URI, registered exactly): its origin is shown. */
+  redirectUri: string;
 }
 
 export function consentPage(view: ConsentView): string {
@@ -23,7 +25,8 @@ export function consentPage(view: ConsentView): string {
       <ul class="scopes">
         ${view.scopes.map((item) => html`<li>${item.description} <span class="hint">(${item.scope})</span></li>`)}
       </ul>
-      <p class="hint">You can withdraw this access at any time under Settings → Authorized apps.</p>
+      <p class="hint">Your answer goes back to <strong>${originOf(view.redirectUri)}</strong>. You can withdraw this
+        access at any time under Settings → Authorized apps.</p>
       <form method="post" action="${view.action}">
         <input type="hidden" name="csrf" value="${view.csrfToken}">
         <div class="actions">
@@ -33,4 +36,13 @@ export function consentPage(view: ConsentView): string {
       </form>
     </div>`,
   );
+}
+
+/**
+ * [security] The origin (scheme, host, port) the member is sent back to, so that an application
+ * named like another cannot hide where the access goes; the whole URI for schemes without one.
+ */
+function originOf(redirectUri: string): string {
+  const url = URL.parse(redirectUri);
+  return url && url.origin !== 'null' ? url.origin : redirectUri;
 }
