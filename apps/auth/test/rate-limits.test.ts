@@ -1,5 +1,6 @@
 import { connectTestRedis, TEST_REDIS_URL } from '@contacts/db/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { clientKey } from '../src/http/token-rate-limit';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import { anApplication, type TestApplication } from './support/factories';
 
@@ -85,6 +86,35 @@ describe('token endpoint rate limit per client', () => {
     expect(((await huge.json()) as { error: string }).error).toBe('invalid_request');
   });
 
+  it('keys the counts by a hash of the client_id, so that no client_id can break the shared batch', async () => {
+    // A NUL (PostgreSQL text cannot hold one) or a client_id longer than the key column, in
+    // HTTP Basic credentials: the provider refuses both; the count must still be shared.
+    for (const id of ['%00', 'x'.repeat(300)]) {
+      const response = await form(
+        { grant_type: 'refresh_token', refresh_token: 'x' },
+        { authorization: `Basic ${Buffer.from(`${id}:secret`).toString('base64')}` },
+      );
+      expect(response.status).toBeLessThan(500);
+    }
+    const client = await anApplication(server.database.db);
+    expect(
+      (await form({ grant_type: 'refresh_token', refresh_token: 'x' }, { authorization: basic(client) })).status,
+    ).toBe(400);
+    await vi.waitFor(
+      async () =>
+        expect(
+          (await server.database.db('rate_limits').select('key')).map((row: { key: string }) => row.key),
+        ).toContain(`token_client:${clientKey(client.client_id)}`),
+      { timeout: 10_000 },
+    );
+    const keys = (await server.database.db('rate_limits').select('key')).map((row: { key: string }) => row.key);
+    expect(
+      keys
+        .filter((key) => key.startsWith('token_client:'))
+        .every((key) => /^token_client:(client:[\w-]{43}|ip:[\d.]+)$/.test(key)),
+    ).toBe(true);
+  });
+
   it('counts in Redis instead when REDIS_URL is set (skipped when no Redis answers at 127.0.0.1:6379)', async (context) => {
     const redisUrl = TEST_REDIS_URL;
     const redis = await connectTestRedis();
@@ -103,9 +133,12 @@ describe('token endpoint rate limit per client', () => {
       }
       expect(statuses).toEqual([400, 400, 429]);
       // The counts reach Redis at a flush once the service's client has connected (in the background).
-      await vi.waitFor(async () => expect(await redis.keys(`token_client:${client.client_id}`)).toHaveLength(1), {
-        timeout: 20_000,
-      });
+      await vi.waitFor(
+        async () => expect(await redis.keys(`token_client:${clientKey(client.client_id)}`)).toHaveLength(1),
+        {
+          timeout: 20_000,
+        },
+      );
       expect(await withRedis.database.db('rate_limits').count({ n: '*' }).first()).toEqual({ n: 0 });
     } finally {
       await withRedis.stop();

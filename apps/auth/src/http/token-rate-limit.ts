@@ -1,3 +1,5 @@
+import { hash } from 'node:crypto';
+import { isIP } from 'node:net';
 import type { Logger, RateLimit } from '@contacts/config';
 import { type Database, sharedRateLimiter } from '@contacts/db';
 import type { Context, Next } from 'koa';
@@ -12,6 +14,13 @@ import { isTokenRequest, preReadTokenForm } from './token-request-body';
  * parses exactly the same bytes.
  * Answers carry RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; over the limit:
  * 429 {"error":"rate_limited","error_description"} with Retry-After.
+ *
+ * The counter key is `client:` and the SHA-256 of the client_id, never the client_id itself: it
+ * is whatever the caller sent, and every key goes to the store in one shared statement, so a
+ * single id the store refuses (a NUL, which PostgreSQL text cannot hold; more than the key
+ * column's 255 characters) would fail the batch of every client until its window ended. The
+ * address is trusted from X-Forwarded-For (the app runs with `proxy`), so it is kept as is only
+ * when it is an IP address.
  */
 export function tokenRateLimit(provider: Provider, db: Database, limit: RateLimit | undefined, logger: Logger) {
   if (!limit) return (_ctx: Context, next: Next) => next();
@@ -22,8 +31,8 @@ export function tokenRateLimit(provider: Provider, db: Database, limit: RateLimi
     if (!isToken(ctx)) return next();
     const read = await preReadTokenForm(ctx);
     if (!read) return;
-    const key = clientIdOf(ctx.get('authorization'), read.body) ?? `ip:${ctx.ip}`;
-    const verdict = limiter.consume(key.slice(0, 200));
+    const clientId = clientIdOf(ctx.get('authorization'), read.body);
+    const verdict = limiter.consume(clientId === undefined ? addressKey(ctx.ip) : clientKey(clientId));
     if (!verdict.allowed) {
       const reset = verdict.headers['RateLimit-Reset'];
       ctx.set({ ...verdict.headers, 'Retry-After': reset, 'Cache-Control': 'no-store' });
@@ -37,6 +46,15 @@ export function tokenRateLimit(provider: Provider, db: Database, limit: RateLimi
     ctx.set(verdict.headers);
     await next();
   };
+}
+
+/** A key the store can always hold, whatever the client_id: `client:` and 43 characters of base64url. */
+export function clientKey(clientId: string): string {
+  return `client:${hash('sha256', clientId, 'base64url')}`;
+}
+
+function addressKey(ip: string): string {
+  return `ip:${isIP(ip) ? ip : hash('sha256', ip, 'base64url')}`;
 }
 
 /** The client_id of HTTP Basic credentials (form-encoded, RFC 6749 §2.3.1), else of the body. */

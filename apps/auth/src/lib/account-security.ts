@@ -79,14 +79,15 @@ export async function changePassword(
 ): Promise<{ otherSessionsEnded: number }> {
   const member = await findMemberById(db, change.memberId);
   if (!member) throw new InputError('No such member.', 'member');
-  if ((await guard.retryAfter(member.email, change.ip)) !== undefined) {
+  // Counted before the (slow) check, like a sign-in: parallel guesses get no more tries.
+  if ((await guard.beginAttempt(member.email, change.ip)) !== undefined) {
     throw new InputError('Too many wrong passwords. Try again later.', 'current_password');
   }
   const current = typeof change.currentPassword === 'string' ? change.currentPassword : '';
   if (!(await verifySecret(member.password_hash, current))) {
-    await guard.failed(member.email, change.ip);
     throw new InputError('The current password is not correct.', 'current_password');
   }
+  await guard.succeeded(member.email, change.ip);
   const next = requireAcceptablePassword(change.newPassword, 'new_password');
   if (next === current) throw new InputError('The new password must differ from the current one.', 'new_password');
   const hash = await hashSecret(next);

@@ -19,26 +19,60 @@ export interface RegisteredClient {
   redirect_uris: string[];
 }
 
+/** A C0 or C1 control character (NUL among them: PostgreSQL text cannot hold it). */
+const isControl = (char: string) => {
+  const code = char.charCodeAt(0);
+  return code <= 0x1f || (code >= 0x7f && code <= 0x9f);
+};
+
+/** A line as it can be shown back in a message: control characters made visible, not echoed. */
+const shown = (line: string) => [...line].map((char) => (isControl(char) ? '\uFFFD' : char)).join('');
+
 /**
- * Redirect URIs are matched exactly, so they must be exact: absolute, no fragment, and https
- * unless they point at the developer's own machine (RFC 9700 §2.1; RFC 8252 §7.3).
+ * Redirect URIs are matched exactly, so they must be exact: one absolute URL, no fragment, no
+ * user name or password, and https unless they point at the developer's own machine
+ * (RFC 9700 §2.1 and §4.1.3; RFC 8252 §7.3). `value` is one line, trimmed here; it is stored as
+ * entered, so every check is made on the raw string as well as on what URL parsing makes of it
+ * (the parser drops a bare "#" and an empty "@", and percent-encodes what PostgreSQL would refuse).
  */
 export function validateRedirectUri(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value.trim());
-  } catch {
-    throw new InputError(`"${value}" is not an absolute URL.`, 'redirect_uris');
-  }
-  if (url.hash) throw new InputError(`"${value}" must not contain a fragment (#…).`, 'redirect_uris');
-  const local = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local)) {
+  const line = value.trim();
+  if (/[\s,]/.test(line)) {
     throw new InputError(
-      `"${value}" must use https (http is allowed only for localhost and 127.0.0.1).`,
+      `"${shown(line)}" is not one URL: put each redirect URI on a line of its own, without spaces or commas.`,
       'redirect_uris',
     );
   }
-  return value.trim();
+  if ([...line].some(isControl)) {
+    throw new InputError(`"${shown(line)}" must not contain control characters.`, 'redirect_uris');
+  }
+  if (line.includes('#')) throw new InputError(`"${line}" must not contain a fragment (#…).`, 'redirect_uris');
+  let url: URL;
+  try {
+    url = new URL(line);
+  } catch {
+    throw new InputError(`"${line}" is not an absolute URL.`, 'redirect_uris');
+  }
+  if (url.username || url.password || /^[^:/?#]+:\/\/[^/?#]*@/.test(line)) {
+    throw new InputError(`"${line}" must not contain a user name or password (user:password@…).`, 'redirect_uris');
+  }
+  const local = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local)) {
+    throw new InputError(
+      `"${line}" must use https (http is allowed only for localhost and 127.0.0.1).`,
+      'redirect_uris',
+    );
+  }
+  return line;
+}
+
+/** The form's textarea holds one URI per line; the CLI passes one per --redirect-uri. */
+function redirectUriLines(value: unknown): string[] {
+  const values = Array.isArray(value) ? value : [value];
+  return values
+    .flatMap((entry) => (typeof entry === 'string' ? entry.split(/\r\n|\r|\n/) : []))
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
 }
 
 export async function registerClient(
@@ -47,9 +81,7 @@ export async function registerClient(
 ): Promise<RegisteredClient> {
   const ownerId = requirePositiveInteger(input.ownerId, 'owner', 'Owner');
   const name = requireText(input.name, 'name', 'Name', 100);
-  const list = (Array.isArray(input.redirectUris) ? input.redirectUris : [input.redirectUris])
-    .flatMap((value) => (typeof value === 'string' ? value.split(/\s+/) : []))
-    .filter(Boolean);
+  const list = redirectUriLines(input.redirectUris);
   if (list.length === 0) throw new InputError('Add at least one redirect URI.', 'redirect_uris');
   if (list.length > 10) throw new InputError('At most 10 redirect URIs.', 'redirect_uris');
   const redirectUris = [...new Set(list.map(validateRedirectUri))];

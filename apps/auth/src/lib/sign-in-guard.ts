@@ -1,5 +1,7 @@
+import { hash } from 'node:crypto';
+import { isIP } from 'node:net';
 import type { Database } from '@contacts/db';
-import { RateLimiterPostgres, type RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 
 /**
  * Brute-force protection for sign-in, on PostgreSQL so that every replica shares the counts:
@@ -10,10 +12,16 @@ const ACCOUNT = { points: 5, duration: 15 * 60, blockDuration: 15 * 60 };
 const ADDRESS = { points: 50, duration: 60 * 60, blockDuration: 60 * 60 };
 
 export interface SignInGuard {
-  /** Seconds until this account or address may try again; undefined when it may now. */
-  retryAfter(email: string, ip: string): Promise<number | undefined>;
-  failed(email: string, ip: string): Promise<void>;
-  succeeded(email: string): Promise<void>;
+  /**
+   * Takes one attempt from the account's and the address's allowance, atomically, before the
+   * password is checked: of any number of attempts at once, at most the allowance gets checked.
+   * Resolves the seconds to wait when either is used up (and then takes nothing from the other),
+   * undefined when the attempt may go ahead. A wrong password needs nothing more: its attempt is
+   * already counted.
+   */
+  beginAttempt(email: string, ip: string): Promise<number | undefined>;
+  /** The password was right: clears the account's count and gives the address its attempt back. */
+  succeeded(email: string, ip: string): Promise<void>;
 }
 
 export function signInGuard(db: Database): SignInGuard {
@@ -26,24 +34,37 @@ export function signInGuard(db: Database): SignInGuard {
   };
   const perAccount = new RateLimiterPostgres({ ...store, keyPrefix: 'sign_in_account', ...ACCOUNT });
   const perAddress = new RateLimiterPostgres({ ...store, keyPrefix: 'sign_in_ip', ...ADDRESS });
-  const accountKey = (email: string) => email.trim().toLowerCase();
-  const blockedFor = (result: RateLimiterRes | null, points: number) =>
-    result && result.consumedPoints >= points ? Math.max(1, Math.ceil(result.msBeforeNext / 1000)) : undefined;
+  // Hashed: whatever was typed (a NUL, 254 characters) makes a key the table can hold
+  // (varchar(255), no NUL), and the table does not list who was attacked.
+  const accountKey = (email: string) => hash('sha256', email.trim().toLowerCase(), 'base64url');
+  // The address comes from X-Forwarded-For (the app runs with `proxy`): as is only when it is one.
+  const addressKey = (ip: string) => (isIP(ip) ? ip : hash('sha256', ip, 'base64url'));
+  /** A refused consume() rejects with the key's state; anything else is the store failing. */
+  const consumed = async (limiter: RateLimiterPostgres, key: string) => {
+    try {
+      return { allowed: true as const, result: await limiter.consume(key) };
+    } catch (error) {
+      if (error instanceof RateLimiterRes) return { allowed: false as const, result: error };
+      throw error;
+    }
+  };
 
   return {
-    async retryAfter(email, ip) {
-      const [account, address] = await Promise.all([perAccount.get(accountKey(email)), perAddress.get(ip)]);
-      const waits = [blockedFor(account, ACCOUNT.points), blockedFor(address, ADDRESS.points)].filter(
-        (wait): wait is number => wait !== undefined,
-      );
-      return waits.length > 0 ? Math.max(...waits) : undefined;
+    async beginAttempt(email, ip) {
+      const [account, address] = await Promise.all([
+        consumed(perAccount, accountKey(email)),
+        consumed(perAddress, addressKey(ip)),
+      ]);
+      if (account.allowed && address.allowed) return undefined;
+      // Give back the point of the limiter that did not refuse: only checked passwords count.
+      // The refusing one keeps its (past the limit) count, so its block is not renewed.
+      if (account.allowed) await perAccount.reward(accountKey(email));
+      if (address.allowed) await perAddress.reward(addressKey(ip));
+      const waits = [account, address].filter((one) => !one.allowed).map((one) => one.result.msBeforeNext);
+      return Math.max(1, Math.ceil(Math.max(...waits) / 1000));
     },
-    async failed(email, ip) {
-      // consume() rejects once the limit is passed; the block it records is what retryAfter reads.
-      await Promise.allSettled([perAccount.consume(accountKey(email)), perAddress.consume(ip)]);
-    },
-    async succeeded(email) {
-      await perAccount.delete(accountKey(email));
+    async succeeded(email, ip) {
+      await Promise.all([perAccount.delete(accountKey(email)), perAddress.reward(addressKey(ip))]);
     },
   };
 }

@@ -5,23 +5,35 @@ import type { SignInGuard } from './sign-in-guard';
 
 export type SignInOutcome =
   | { ok: true; member: PublicMember }
-  | { ok: false; status: 401 | 429; message: string; retryAfter?: number };
+  | { ok: false; status: 401 | 422 | 429; message: string; retryAfter?: number };
 
 const WRONG_CREDENTIALS = 'The e-mail address or password is not correct.';
+const MISSING_CREDENTIALS = 'Enter your e-mail address and password.';
+
+/** PostgreSQL text cannot hold U+0000, so no member's address has one, and a query with it fails. */
+const couldBeAMember = (email: string) => !email.includes('\u0000');
 
 /**
  * One sign-in attempt, the same for the settings pages and an authorization request: throttled
  * per account and per address, audited, and with one answer for an unknown e-mail and a wrong
  * password (and the same work done for both, see authenticateMember).
+ *
+ * The attempt is counted before the password is checked, in one statement per limit (see
+ * SignInGuard.beginAttempt): checking first and counting after the (deliberately slow) hash let
+ * any number of parallel guesses through. A form without an e-mail or a password is no guess
+ * and is not counted.
  */
 export async function attemptSignIn(
   deps: { db: Database; guard: SignInGuard; audit: Audit },
   input: { email: string; password: string; ip: string },
 ): Promise<SignInOutcome> {
   const { db, guard, audit } = deps;
-  const retryAfter = await guard.retryAfter(input.email, input.ip);
+  const email = input.email.trim();
+  if (email === '' || input.password === '') return { ok: false, status: 422, message: MISSING_CREDENTIALS };
+  const findKnown = async () => (couldBeAMember(email) ? findMemberByEmail(db, email) : undefined);
+  const retryAfter = await guard.beginAttempt(email, input.ip);
   if (retryAfter !== undefined) {
-    const known = await findMemberByEmail(db, input.email.trim());
+    const known = await findKnown();
     await audit('sign_in.throttled', { memberId: known?.id, ip: input.ip });
     const minutes = Math.ceil(retryAfter / 60);
     return {
@@ -31,14 +43,13 @@ export async function attemptSignIn(
       retryAfter,
     };
   }
-  const member = input.email && input.password ? await authenticateMember(db, input.email, input.password) : undefined;
+  const member = couldBeAMember(email) ? await authenticateMember(db, email, input.password) : undefined;
   if (!member) {
-    await guard.failed(input.email, input.ip);
-    const known = input.email ? await findMemberByEmail(db, input.email.trim()) : undefined;
+    const known = await findKnown();
     await audit('sign_in.failed', { memberId: known?.id, ip: input.ip });
     return { ok: false, status: 401, message: WRONG_CREDENTIALS };
   }
-  await guard.succeeded(input.email);
+  await guard.succeeded(email, input.ip);
   await audit('sign_in.succeeded', { memberId: member.id, ip: input.ip });
   return { ok: true, member };
 }

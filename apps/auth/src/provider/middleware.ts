@@ -4,10 +4,12 @@ import type Provider from 'oidc-provider';
 import type { AuthConfig } from '../config';
 import { discoveryScopes } from '../http/discovery-scopes';
 import { recordPersonalTokenUse } from '../http/introspection-usage';
+import { refuseNulParameters } from '../http/nul-parameters';
 import { providerRequestScope } from '../http/provider-request-scope';
 import { tokenRateLimit } from '../http/token-rate-limit';
 import { tokenJsonBody } from '../http/token-request-body';
 import type { Audit } from '../lib/audit';
+import { renderErrorPage } from './render-error';
 
 /**
  * What this service adds around oidc-provider's own endpoints, through its extension point
@@ -23,6 +25,8 @@ export function useProviderMiddleware(
   provider.use(discoveryScopes);
   provider.use(recordPersonalTokenUse(db, audit));
   provider.use(tokenJsonBody(provider));
+  // After the JSON body is made parameters (so they are checked too), before anything is counted or stored.
+  provider.use(refuseNulParameters(provider, renderErrorPage));
   provider.use(tokenRateLimit(provider, db, config.tokenRateLimit, logger));
   provider.use(providerRequestScope(db));
 }

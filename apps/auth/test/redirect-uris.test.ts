@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerClient } from '../src/index';
+import { InputError } from '../src/lib/validation';
+import { type RunningAuthServer, startAuthServer } from './support/auth-server';
+import { aMember, type TestMember } from './support/factories';
+import { httpBrowser } from './support/http-browser';
+
+/**
+ * Registering redirect URIs: one per line, each exactly one absolute URL that oidc-provider will
+ * accept later (a URI it refuses would break every authorization request of the application).
+ */
+let server: RunningAuthServer;
+let owner: TestMember;
+beforeAll(async () => {
+  server = await startAuthServer();
+  owner = await aMember(server.database.db);
+});
+afterAll(async () => server?.stop());
+
+const register = (redirectUris: unknown) =>
+  registerClient(server.database.db, { ownerId: owner.id, name: 'App', redirectUris });
+const refusal = async (redirectUris: unknown) => {
+  const error = await register(redirectUris).then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error, JSON.stringify(redirectUris)).toBeInstanceOf(InputError);
+  return (error as InputError).message;
+};
+
+describe('redirect URI registration', () => {
+  it('takes one URI per line, under the usual rules, and refuses a line holding more than one URL, naming it', async () => {
+    const client = await register(
+      '  https://a.example/cb1 \r\n\r\n\thttps://a.example/cb2\n\nhttp://localhost:4000/cb\n',
+    );
+    expect(client.redirect_uris).toEqual([
+      'https://a.example/cb1',
+      'https://a.example/cb2',
+      'http://localhost:4000/cb',
+    ]);
+    expect(await refusal('http://a.example/cb')).toContain('must use https');
+    expect(await refusal('com.example.app:/cb')).toContain('must use https');
+    expect(await refusal('/cb')).toContain('is not an absolute URL');
+    expect(await refusal('\n \n')).toBe('Add at least one redirect URI.');
+    expect((await register(['http://127.0.0.1:8080/cb', 'http://[::1]/cb'])).redirect_uris).toHaveLength(2);
+    expect(await refusal('https://a.example/cb1, https://a.example/cb2')).toBe(
+      '"https://a.example/cb1, https://a.example/cb2" is not one URL: put each redirect URI on a line of its own, without spaces or commas.',
+    );
+    expect(await refusal('https://a.example/c b')).toContain('"https://a.example/c b" is not one URL');
+    expect(await refusal('https://a.example/cb1,https://a.example/cb2')).toContain('is not one URL');
+  });
+
+  it('refuses any fragment, a bare "#" included', async () => {
+    expect(await refusal('https://a.example/cb#')).toBe('"https://a.example/cb#" must not contain a fragment (#…).');
+    expect(await refusal('https://a.example/cb#x')).toContain('must not contain a fragment');
+  });
+
+  it('refuses a user name or password', async () => {
+    for (const uri of ['https://user:pw@a.example/cb', 'https://user@a.example/cb', 'https://@a.example/cb']) {
+      expect(await refusal(uri)).toBe(`"${uri}" must not contain a user name or password (user:password@…).`);
+    }
+  });
+
+  it('refuses control characters without echoing them', async () => {
+    for (const uri of ['https://a.example/c\u0000b', 'https://a.example/c\u007fb', 'https://a.example/c\u0085b']) {
+      expect(await refusal(uri)).toBe('"https://a.example/c\uFFFDb" must not contain control characters.');
+    }
+  });
+
+  it('answers the settings form with its 422 message for a NUL character, not a server error', async () => {
+    const browser = httpBrowser(server.baseUrl);
+    await browser.signIn(owner.email, owner.password);
+    const response = await browser.submit('/settings/applications', '/settings/applications', {
+      name: 'NUL app',
+      redirect_uris: 'https://a.example/c\u0000b',
+    });
+    expect(response.status).toBe(422);
+    expect(response.html).toContain('must not contain control characters.');
+    expect(await server.database.db('oauth_clients').where({ name: 'NUL app' }).first()).toBeUndefined();
+  });
+});

@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { changePassword } from '../src/lib/account-security';
+import { signInGuard } from '../src/lib/sign-in-guard';
+import { type RunningAuthServer, startAuthServer } from './support/auth-server';
+import { aMember } from './support/factories';
+
+/**
+ * The sign-in throttle under load and with odd input: each attempt is counted before its
+ * password is checked, so parallel guesses cannot outrun the count (5 per account).
+ */
+let server: RunningAuthServer;
+beforeAll(async () => {
+  server = await startAuthServer();
+});
+afterAll(async () => server?.stop());
+
+/** The /login form as a browser has it: the CSRF cookie and token of one GET. */
+async function loginForm() {
+  const page = await fetch(`${server.baseUrl}/login`);
+  const cookie = page.headers
+    .getSetCookie()
+    .map((value) => value.split(';')[0])
+    .join('; ');
+  const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+  return (email: string, password: string) =>
+    fetch(`${server.baseUrl}/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf, email, password }),
+    });
+}
+const signIn = async (email: string, password: string) => (await loginForm())(email, password);
+
+const eventsOf = async (memberId: number) =>
+  (await server.database.db('audit_events').where({ member_id: memberId }).orderBy('id')).map(
+    (row) => row.event as string,
+  );
+const addressCount = async () =>
+  ((await server.database.db('rate_limits').where({ key: 'sign_in_ip:127.0.0.1' }).first()) as { points: number })
+    ?.points ?? 0;
+
+describe('sign-in throttle', () => {
+  it('checks at most 5 passwords of one account however many attempts arrive at once; the rest are 429', async () => {
+    const member = await aMember(server.database.db);
+    const forms = await Promise.all(Array.from({ length: 30 }, () => loginForm()));
+    const before = await addressCount();
+    const statuses = (await Promise.all(forms.map((post) => post(member.email, 'wrong password')))).map(
+      (response) => response.status,
+    );
+    expect(statuses.filter((status) => status === 401)).toHaveLength(5);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(25);
+    const events = await eventsOf(member.id);
+    expect(events.filter((event) => event === 'sign_in.failed')).toHaveLength(5);
+    expect(events.filter((event) => event === 'sign_in.throttled')).toHaveLength(25);
+    // Only the checked passwords count against the address.
+    expect((await addressCount()) - before).toBe(5);
+    // Still locked, the right password too.
+    expect((await signIn(member.email, member.password)).status).toBe(429);
+  });
+
+  it('does not count a form without an e-mail address or password (nor, at the address, a right password)', async () => {
+    const member = await aMember(server.database.db);
+    const before = await addressCount();
+    for (let attempt = 0; attempt < 6; attempt++) {
+      const empty = await signIn(member.email, '');
+      expect(empty.status).toBe(422);
+      expect(await empty.text()).toContain('Enter your e-mail address and password.');
+      expect((await signIn('', 'a password')).status).toBe(422);
+    }
+    expect(await addressCount()).toBe(before);
+    expect(await eventsOf(member.id)).toEqual([]);
+    expect((await signIn(member.email, member.password)).status).toBe(303);
+    expect(await addressCount()).toBe(before);
+  });
+
+  it('answers an e-mail address with a NUL character as a wrong sign-in, not a server error', async () => {
+    for (const email of ['a\u0000@x.com', '\u0000']) {
+      const response = await signIn(email, 'a password');
+      expect(response.status).toBe(401);
+      expect(await response.text()).toContain('The e-mail address or password is not correct.');
+    }
+  });
+
+  it('locks an account whose e-mail address is as long as allowed', async () => {
+    const member = await aMember(server.database.db, { email: `${'a'.repeat(240)}@example.test` });
+    for (let attempt = 0; attempt < 5; attempt++) {
+      expect((await signIn(member.email, 'wrong password')).status).toBe(401);
+    }
+    expect((await signIn(member.email, member.password)).status).toBe(429);
+  });
+});
+
+describe('the current password of a password change', () => {
+  it('is checked at most 5 times however many changes arrive at once, like a sign-in', async () => {
+    const member = await aMember(server.database.db);
+    const guard = signInGuard(server.database.db);
+    const attempts = await Promise.allSettled(
+      Array.from({ length: 20 }, () =>
+        changePassword(server.database.db, guard, {
+          memberId: member.id,
+          currentPassword: 'not the password',
+          newPassword: 'a perfectly fine new passphrase',
+          revokeTokens: false,
+          keepSessionIdHash: 'none',
+          ip: '198.51.100.7',
+        }),
+      ),
+    );
+    const messages = attempts.map((attempt) =>
+      attempt.status === 'rejected' ? (attempt.reason as Error).message : 'changed',
+    );
+    expect(messages.filter((message) => message === 'The current password is not correct.')).toHaveLength(5);
+    expect(messages.filter((message) => message === 'Too many wrong passwords. Try again later.')).toHaveLength(15);
+  });
+});
