@@ -145,6 +145,30 @@ describe('the authorization-code flow, driven by a real browser and oauth4webapi
     expect(exchange.body).toMatchObject({ token_type: 'Bearer', expires_in: 1209600, scope: '*' });
   });
 
+  it('answers with response_mode=form_post: the page posts code, state and iss to the redirect URI', async () => {
+    const page = await browser.newPage();
+    try {
+      const before = callbacks.posted.length;
+      await authorizeInBrowser(
+        page,
+        authorizeUrl(as, app, { response_mode: 'form_post', state: 'posted' }),
+        app.redirect_uri,
+        {
+          email: member.email,
+          password: member.password,
+        },
+      );
+      // The form_post page submits itself with its one inline script, allowed by its hash only.
+      await page.waitForURL((url) => url.href.startsWith(app.redirect_uri), { timeout: 10_000 });
+      const form = callbacks.posted[before];
+      expect(form?.get('code')).toBeTruthy();
+      expect(form?.get('state')).toBe('posted');
+      expect(form?.get('iss')).toBe(as.issuer);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('skips the consent page once the member approved this client and scope', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
