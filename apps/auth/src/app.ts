@@ -7,6 +7,7 @@ import type { Configuration } from 'oidc-provider';
 import type { AuthConfig } from './config';
 import { csrfSeed } from './http/csrf';
 import { databaseOutage } from './http/database-outage';
+import { refusePlainHttp } from './http/plain-http-refusal';
 import { securityHeaders } from './http/security-headers';
 import { unknownMethods } from './http/unknown-methods';
 import { auditTrail } from './lib/audit';
@@ -79,6 +80,7 @@ export async function createAuthServer({
   accessTokenMemoryMetrics(metrics.registry, accessTokens);
   app.use(metrics.middleware);
   app.use(healthEndpoints({ database: () => databaseProblem(db) }));
+  app.use(refusePlainHttp(config.secureCookies, logger));
   app.use(securityHeaders);
   app.use(unknownMethods);
   app.use(databaseOutage(provider, logger));

@@ -31,6 +31,21 @@ async function signIn(returnTo: string) {
   });
 }
 
+describe('an https PUBLIC_URL reached over plain http', () => {
+  it('answers 400 naming the cause (X-Forwarded-Proto), never a 500, while health checks still answer', async () => {
+    const page = await fetch(`${server.baseUrl}/login`, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(400);
+    expect(await page.text()).toContain('X-Forwarded-Proto: https');
+    const token = await fetch(`${server.baseUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { accept: 'application/json' },
+    });
+    expect(token.status).toBe(400);
+    expect(((await token.json()) as { error: string }).error).toBe('invalid_request');
+    expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200);
+  });
+});
+
 describe('page headers', () => {
   it('serves every page with a strict CSP (no inline code, never framed) and the other page headers', async () => {
     const app = await anApplication(server.database.db);
