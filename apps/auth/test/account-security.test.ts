@@ -75,8 +75,11 @@ describe('browser sessions page', () => {
     const action = /action="([^"]+)"/.exec(phoneRow)?.[1] as string;
 
     const signedOut = await laptop.submit('/settings/sessions', action, {});
-    expect(signedOut.status).toBe(200);
-    expect(signedOut.html).not.toContain('Phone/2.0');
+    expect(signedOut.status).toBe(303);
+    expect(signedOut.location).toBe('/settings/sessions?notice=signed_out');
+    const after = await laptop.get(signedOut.location as string);
+    expect(after.html).toContain('role="status">The session was signed out.');
+    expect(after.html).not.toContain('Phone/2.0');
     expect((await phone.get('/settings/sessions')).status).toBe(302);
     expect((await laptop.get('/settings/sessions')).status).toBe(200);
     expect(await eventsOf(member.id)).toContain('session.signed_out');
@@ -146,8 +149,11 @@ describe('changing the password', () => {
       current_password: member.password,
       new_password: 'a brand new passphrase',
     });
-    expect(result.status).toBe(200);
-    expect(result.html).toContain('1 other session(s) were signed out.');
+    expect(result.status).toBe(303);
+    expect(result.location).toBe('/settings/password?notice=changed');
+    expect((await here.get(result.location as string)).html).toContain(
+      'role="status">Your password was changed. Every other browser session was signed out.',
+    );
     expect((await elsewhere.get('/settings/sessions')).status).toBe(302);
     expect((await here.get('/settings/sessions')).status).toBe(200);
     await expect(httpBrowser(server.baseUrl).signIn(member.email, member.password)).rejects.toThrow('401');
@@ -169,7 +175,11 @@ describe('changing the password', () => {
       new_password: 'another fresh passphrase',
       revoke_tokens: 'on',
     });
-    expect(result.status).toBe(200);
+    expect(result.status).toBe(303);
+    expect(result.location).toBe('/settings/password?notice=changed_tokens_revoked');
+    expect((await browser.get(result.location as string)).html).toContain(
+      'and every token and application access was revoked.',
+    );
     expect(await server.auth.provider.AccessToken.find(token.token)).toBeUndefined();
     const [row] = await server.database.db('personal_access_tokens').where({ id: token.id });
     expect(row.revoked_at).toBeInstanceOf(Date);

@@ -88,6 +88,8 @@ describe('developer settings in the browser', () => {
     await page.goto(`${server.baseUrl}/settings/authorized-apps`);
     expect(await page.locator('main').innerText()).toContain('Card index');
     await submit('button[aria-label="Revoke access of Card index"]');
+    expect(page.url()).toBe(`${server.baseUrl}/settings/authorized-apps?notice=revoked`);
+    expect(await page.locator('[role="status"]').innerText()).toContain("The application's access was revoked");
     expect(await page.locator('main').innerText()).toContain('You have not authorized any application.');
     expect(await introspect(accessToken)).toEqual({ active: false });
 
@@ -104,9 +106,28 @@ describe('developer settings in the browser', () => {
     });
     expect(withOld.body.error).toBe('invalid_client');
 
-    // Deleting the application.
+    // Reloading the answer posts the form again: it rotates nothing, the new secret keeps working.
+    await page.reload();
+    expect(page.url()).toBe(`${server.baseUrl}/settings/applications?notice=already_rotated`);
+    expect(await page.locator('[role="status"]').innerText()).toBe(
+      'This secret was already rotated; the new one was shown once — rotate again to get another.',
+    );
+    expect(await page.content()).not.toContain(rotated);
+    const withRotated = await tokenRequest(as, {
+      grant_type: 'refresh_token',
+      refresh_token: 'x',
+      client_id: clientId,
+      client_secret: rotated,
+    });
+    expect(withRotated.body.error).toBe('invalid_grant');
+
+    // Deleting the application; reloading then shows the page again, deletes nothing more.
     await submit('button[aria-label="Delete Card index"]');
+    expect(page.url()).toBe(`${server.baseUrl}/settings/applications?notice=deleted`);
+    expect(await page.locator('[role="status"]').innerText()).toContain('The application was deleted');
     expect(await page.locator('main').innerText()).toContain('No applications yet.');
+    await page.reload();
+    expect(await page.locator('[role="alert"]').count()).toBe(0);
   });
 
   it('refuses a redirect URI that is not https nor local, with the reason', async () => {
@@ -124,6 +145,12 @@ describe('developer settings in the browser', () => {
     await page.fill('#token-days', '30');
     await submit('button:has-text("Create token")');
     const token = await page.locator('#revealed-secret').innerText();
+    // Reloading the answer posts the form again: no second token, and this one is not shown again.
+    await page.reload();
+    expect(page.url()).toBe(`${server.baseUrl}/settings/tokens?notice=already_created`);
+    expect(await page.locator('[role="status"]').innerText()).toContain('This form already created its token');
+    expect(await page.locator('#revealed-secret').count()).toBe(0);
+    expect(await page.locator('tr', { hasText: 'backup script' }).count()).toBe(1);
     const introspected = await introspect(token);
     expect(introspected).toMatchObject({
       active: true,
@@ -138,6 +165,8 @@ describe('developer settings in the browser', () => {
     const row = page.locator('tr', { hasText: 'backup script' });
     expect(await row.innerText()).toContain('contacts:read contacts:write');
     await submit('button[aria-label="Revoke backup script"]');
+    expect(page.url()).toBe(`${server.baseUrl}/settings/tokens?notice=revoked`);
+    expect(await page.locator('[role="status"]').innerText()).toContain('The token was revoked');
     expect(await page.locator('tr', { hasText: 'backup script' }).innerText()).toContain('Revoked');
     expect(await introspect(token)).toEqual({ active: false });
   });
@@ -178,17 +207,36 @@ describe('developer settings in the browser', () => {
   });
 
   it('refuses names with a NUL character (PostgreSQL text cannot hold one) as bad input', async () => {
-    await page.goto(`${server.baseUrl}/settings/tokens`);
-    const csrf = (await page.locator('input[name="csrf"]').first().getAttribute('value')) ?? '';
-    for (const [path, form] of [
-      ['/settings/tokens', { csrf, name: 'night\u0000ly', scopes: 'contacts:read', days: '30' }],
-      ['/settings/applications', { csrf, name: 'App\u0000', redirect_uris: 'https://app.example/callback' }],
+    for (const [path, fields] of [
+      ['/settings/tokens', { name: 'night\u0000ly', scopes: 'contacts:read', days: '30' }],
+      ['/settings/applications', { name: 'App\u0000', redirect_uris: 'https://app.example/callback' }],
     ] as const) {
+      await page.goto(`${server.baseUrl}${path}`);
+      const hidden = async (name: string) =>
+        (await page.locator(`form[action="${path}"] input[name="${name}"]`).getAttribute('value')) ?? '';
+      const form = { csrf: await hidden('csrf'), form_id: await hidden('form_id'), ...fields };
       const response = await page.request.post(`${server.baseUrl}${path}`, { form });
       expect(response.status(), path).toBeGreaterThanOrEqual(400);
       expect(response.status(), path).toBeLessThan(500);
       expect(await response.text()).toContain('must not contain NUL characters');
     }
+  });
+
+  it('brings a form sent after the session ended back to its page after signing in, not to a 405', async () => {
+    const token = await server.auth.personalTokens.create(member.id, { name: 'kept', scopes: ['contacts:read'] });
+    await page.goto(`${server.baseUrl}/settings/tokens`);
+    await server.database.db('member_sessions').where({ member_id: member.id }).delete();
+    await submit('button[aria-label="Revoke kept"]');
+    expect(new URL(page.url()).pathname).toBe('/login');
+    expect(new URL(page.url()).searchParams.get('return_to')).toBe('/settings/tokens');
+    await page.fill('input[name="email"]', member.email);
+    await page.fill('input[name="password"]', member.password);
+    await submit('button[type="submit"]');
+    expect(page.url()).toBe(`${server.baseUrl}/settings/tokens`);
+    expect(await page.locator('h1').innerText()).toBe('Personal access tokens');
+    // Nothing was done behind the member's back: the token is still live, its Revoke button there.
+    expect(await introspect(token.token)).toMatchObject({ active: true });
+    expect(await page.locator('button[aria-label="Revoke kept"]').count()).toBe(1);
   });
 
   it('serves its pages with a strict CSP that forbids framing', async () => {

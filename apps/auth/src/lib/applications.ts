@@ -1,6 +1,20 @@
 import { API_DOCS_CLIENT_ID } from '@contacts/config';
-import { type Database, findOAuthClient, listGrantsOfMember, type MemberGrantRow } from '@contacts/db';
+import {
+  type Database,
+  findOAuthClient,
+  findOAuthClientByFormId,
+  findOwnedOAuthClient,
+  isDuplicateFormId,
+  listGrantsOfMember,
+  type MemberGrantRow,
+  replaceOAuthClientSecret,
+  revokeOidcModels,
+  setOAuthClientFormId,
+} from '@contacts/db';
 import { API_DOCS_CLIENT_NAME } from './api-docs-client';
+import { generateClientSecret, hashClientSecret, secretVersion } from './client-secrets';
+import { type RegisteredClient, registerClient } from './registered-applications';
+import { InputError } from './validation';
 
 /** What the member is shown about an application: its name and, unless built in, its owner. */
 export interface ApplicationSummary {
@@ -19,4 +33,61 @@ export async function findApplication(db: Database, clientId: string): Promise<A
 /** The applications the member approved, the built-in docs client among them. */
 export function listAuthorizedApplications(db: Database, memberId: number): Promise<MemberGrantRow[]> {
   return listGrantsOfMember(db, String(memberId), { [API_DOCS_CLIENT_ID]: API_DOCS_CLIENT_NAME });
+}
+
+/**
+ * Registers an application from the settings form whose one-time id is `formId`; undefined when
+ * that form already registered one (a reload or Back posts it again), whose secret is not shown
+ * again. The form id is stored on the application's row, in the transaction that creates it, so
+ * that of two submissions at once only one commits.
+ */
+export async function registerApplicationFromForm(
+  db: Database,
+  input: { ownerId: number; formId: string; name: unknown; redirectUris: unknown; dpopBound: boolean },
+): Promise<RegisteredClient | undefined> {
+  if (await findOAuthClientByFormId(db, input.ownerId, input.formId)) return undefined;
+  try {
+    return await db.transaction(async (trx) => {
+      const client = await registerClient(trx, input);
+      await setOAuthClientFormId(trx, client.client_id, input.formId);
+      return client;
+    });
+  } catch (error) {
+    if (isDuplicateFormId(error)) return undefined;
+    throw error;
+  }
+}
+
+/** A rotation that happened (its new secret, shown once) or that had already happened. */
+export type SecretRotation = { rotated: true; secret: string } | { rotated: false };
+
+/**
+ * Rotates the secret the rotate form was rendered with (`seenVersion`, client-secrets.ts
+ * secretVersion) and revokes every token issued to the client. When that secret was already
+ * replaced (the form posted again) nothing happens: the new secret just shown keeps working and
+ * the tokens are not revoked once more. The command line rotates unconditionally
+ * (registered-applications.ts rotateClientSecret).
+ */
+export async function rotateSecretOnce(
+  db: Database,
+  ownerId: number,
+  clientId: string,
+  seenVersion: unknown,
+): Promise<SecretRotation> {
+  const client = await findOwnedOAuthClient(db, ownerId, clientId);
+  if (!client) throw new InputError('No such application.', 'client_id');
+  const current = client.secret_hash;
+  if (client.is_public || !current) throw new InputError('A public application has no secret to rotate.', 'client_id');
+  if (typeof seenVersion !== 'string' || seenVersion === '') {
+    throw new InputError('This form is out of date: reload the page and try again.', 'secret_version');
+  }
+  if (seenVersion !== secretVersion(current)) return { rotated: false };
+  const secret = generateClientSecret();
+  const rotated = await db.transaction(async (trx) => {
+    // Only if the secret is still the one this form saw: of two submissions at once, one rotates.
+    if (!(await replaceOAuthClientSecret(trx, clientId, current, hashClientSecret(secret)))) return false;
+    await revokeOidcModels(trx, { clientId });
+    return true;
+  });
+  return rotated ? { rotated: true, secret } : { rotated: false };
 }

@@ -22,3 +22,12 @@ export function clientSecretMatches(storedHash: string, candidate: string): bool
   const actual = Buffer.from(hashClientSecret(candidate));
   return expected.length === actual.length && timingSafeEqual(expected, actual);
 }
+
+/**
+ * A short name of the current secret that the rotate form carries, so that a second submission
+ * of the same form (a reload, Back) is recognised: it names a secret that is gone. Derived from
+ * the stored hash (a hash of it, cut short), so the page reveals nothing about the secret itself.
+ */
+export function secretVersion(storedHash: string): string {
+  return tokenHash(`secret-version:${storedHash}`).slice(0, 16);
+}

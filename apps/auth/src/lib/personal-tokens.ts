@@ -2,9 +2,11 @@ import {
   type Database,
   findLivePersonalAccessTokensByHash,
   findPersonalAccessToken,
+  findPersonalAccessTokenByFormId,
   generatePersonalTokenValue,
   hasPersonalTokenPrefix,
   insertPersonalAccessToken,
+  isDuplicateFormId,
   isWellFormedPersonalToken,
   listPersonalAccessTokensOf,
   markPersonalAccessTokenRevoked,
@@ -33,10 +35,12 @@ export interface CreatedPersonalToken {
  * endpoint accepts them like any other token, and revoking one needs only its grant id.
  */
 export function personalTokens(provider: Provider, db: Database) {
-  return {
+  const tokens = {
+    /** `formId`: the settings form it is created from, stored on its row (see createFromForm). */
     async create(
       memberId: number,
       input: { name: unknown; scopes?: unknown; days?: unknown },
+      formId?: string,
     ): Promise<CreatedPersonalToken> {
       const name = requireText(input.name, 'name', 'Name', 100);
       const scopes = parseScopes(input.scopes);
@@ -81,6 +85,7 @@ export function personalTokens(provider: Provider, db: Database) {
           grant_id: grantId,
           scopes,
           expires_at: expiresAt,
+          ...(formId === undefined ? {} : { form_id: formId }),
         });
         return { id: row.id, token, expires_at: expiresAt.toISOString() };
       } catch (error) {
@@ -89,20 +94,44 @@ export function personalTokens(provider: Provider, db: Database) {
       }
     },
 
+    /**
+     * A token from the settings form whose one-time id is `formId`; undefined when that form
+     * already created one (a reload or Back posts it again), which is not shown again. Of two
+     * submissions at once, the unique form id lets one row in; the other's token is revoked.
+     */
+    async createFromForm(
+      memberId: number,
+      formId: string,
+      input: { name: unknown; scopes?: unknown; days?: unknown },
+    ): Promise<CreatedPersonalToken | undefined> {
+      if (await findPersonalAccessTokenByFormId(db, memberId, formId)) return undefined;
+      try {
+        return await tokens.create(memberId, input, formId);
+      } catch (error) {
+        if (isDuplicateFormId(error)) return undefined;
+        throw error;
+      }
+    },
+
     list(memberId: number): Promise<PersonalAccessTokenRow[]> {
       return listPersonalAccessTokensOf(db, memberId);
     },
 
-    /** Revokes the member's token; the contacts API refuses it on the next request. */
-    async revoke(memberId: number, id: number): Promise<void> {
+    /**
+     * Revokes the member's token; the contacts API refuses it on the next request. False when it
+     * was revoked already (a form sent again), so that the security log records it once.
+     */
+    async revoke(memberId: number, id: number): Promise<boolean> {
       const row = await findPersonalAccessToken(db, memberId, id);
       if (!row) throw new InputError('No such token.', 'id');
-      await db.transaction(async (trx) => {
-        await markPersonalAccessTokenRevoked(trx, row.id);
+      return db.transaction(async (trx) => {
+        const first = await markPersonalAccessTokenRevoked(trx, row.id);
         await revokeOidcModels(trx, { clientId: PERSONAL_ACCESS_CLIENT_ID, grantId: row.grant_id });
+        return first;
       });
     },
   };
+  return tokens;
 }
 
 export type PersonalTokens = ReturnType<typeof personalTokens>;

@@ -7,6 +7,7 @@ import { currentMember, currentSessionIdHash } from '../lib/member-sessions';
 import { InputError } from '../lib/validation';
 import type { AuthServices } from '../services';
 import { type AccountFrame, passwordPage, sessionsPage } from '../views/account';
+import { noticeLocation, noticeText, tabPageOf } from '../views/layout';
 import { formBody } from './form-body';
 
 interface AccountState extends CsrfState {
@@ -17,7 +18,8 @@ interface AccountState extends CsrfState {
 /**
  * The signed-in member's account hygiene: their browser sessions (each can be signed out) and
  * a password change (signs every other session out; optionally revokes every token).
- * Each change lands in the security log.
+ * Each change lands in the security log. Post/Redirect/Get: a change answers 303 to its page,
+ * which shows what was done, so that reloading the page does not post the form again.
  */
 export function accountRoutes(services: AuthServices): Router {
   const { db, audit, signInGuard } = services;
@@ -28,7 +30,9 @@ export function accountRoutes(services: AuthServices): Router {
     const member = await currentMember(ctx, db);
     const sessionIdHash = currentSessionIdHash(ctx);
     if (!member || !sessionIdHash) {
-      ctx.redirect(`/login?return_to=${encodeURIComponent(ctx.path)}`);
+      // A form posted after the session ended comes back to its page, not to its POST-only action.
+      if (ctx.method !== 'GET' && ctx.method !== 'HEAD') ctx.status = 303;
+      ctx.redirect(`/login?return_to=${encodeURIComponent(tabPageOf(ctx.path))}`);
       return;
     }
     Object.assign(ctx.state as AccountState, { member, sessionIdHash });
@@ -47,13 +51,19 @@ export function accountRoutes(services: AuthServices): Router {
     ctx.set('Cache-Control', 'no-store');
     ctx.body = await work();
   };
+  const seeOther = (ctx: Context, location: string) => {
+    ctx.status = 303;
+    ctx.redirect(location);
+  };
   const sessions = async (ctx: Context, extra: Partial<AccountFrame> = {}) =>
     sessionsPage({
       ...frame(ctx, extra),
       sessions: await listBrowserSessions(db, state(ctx).member.id, state(ctx).sessionIdHash),
     });
 
-  router.get('/sessions', (ctx) => render(ctx, () => sessions(ctx)));
+  router.get('/sessions', (ctx) =>
+    render(ctx, () => sessions(ctx, { notice: noticeText('sessions', ctx.query.notice) })),
+  );
   router.post('/sessions/:handle/sign-out', formBody, async (ctx) => {
     const memberId = state(ctx).member.id;
     let ended: { current: boolean };
@@ -65,15 +75,14 @@ export function accountRoutes(services: AuthServices): Router {
       return render(ctx, () => sessions(ctx, { error: error.message }));
     }
     await audit('session.signed_out', { memberId, ip: ctx.ip, details: { this_browser: ended.current } });
-    if (ended.current) {
-      ctx.status = 303;
-      ctx.redirect('/login');
-      return;
-    }
-    return render(ctx, () => sessions(ctx, { notice: 'The session was signed out.' }));
+    seeOther(ctx, ended.current ? '/login' : noticeLocation('sessions', 'signed_out'));
   });
+  // The action's address left in the address bar opens the sessions page instead of a 405.
+  router.get('/sessions/:handle/sign-out', (ctx) => ctx.redirect(tabPageOf(ctx.path)));
 
-  router.get('/password', (ctx) => render(ctx, async () => passwordPage(frame(ctx))));
+  router.get('/password', (ctx) =>
+    render(ctx, async () => passwordPage(frame(ctx, { notice: noticeText('password', ctx.query.notice) }))),
+  );
   router.post('/password', formBody, async (ctx) => {
     const memberId = state(ctx).member.id;
     const revokeTokens = body(ctx).revoke_tokens === 'on';
@@ -91,14 +100,7 @@ export function accountRoutes(services: AuthServices): Router {
         ip: ctx.ip,
         details: { other_sessions_signed_out: otherSessionsEnded, tokens_revoked: revokeTokens },
       });
-      const also = revokeTokens ? ' Every token and application access was revoked.' : '';
-      return render(ctx, async () =>
-        passwordPage(
-          frame(ctx, {
-            notice: `Your password was changed. ${otherSessionsEnded} other session(s) were signed out.${also}`,
-          }),
-        ),
-      );
+      seeOther(ctx, noticeLocation('password', revokeTokens ? 'changed_tokens_revoked' : 'changed'));
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
       ctx.status = 422;

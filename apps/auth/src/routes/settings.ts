@@ -1,15 +1,17 @@
+import { randomBytes } from 'node:crypto';
 import { isRowId, listAuditEventsOf, type PublicMember } from '@contacts/db';
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { CsrfState } from '../http/csrf';
-import { listAuthorizedApplications } from '../lib/applications';
+import { listAuthorizedApplications, registerApplicationFromForm, rotateSecretOnce } from '../lib/applications';
 import { revokeAuthorizedApp } from '../lib/authorized-apps';
 import { currentMember } from '../lib/member-sessions';
 import { PERSONAL_TOKEN_MAX_DAYS } from '../lib/personal-tokens';
-import { deleteClient, listClients, registerClient, rotateClientSecret } from '../lib/registered-applications';
+import { deleteClient, listClients } from '../lib/registered-applications';
 import { InputError } from '../lib/validation';
 import type { AuthServices } from '../services';
 import { html } from '../views/html';
+import { type NoticeCode, noticeLocation, noticeText, tabPageOf } from '../views/layout';
 import { applicationsPage, authorizedAppsPage, type SettingsFrame, securityPage, tokensPage } from '../views/settings';
 import { formBody } from './form-body';
 
@@ -17,7 +19,29 @@ interface SettingsState extends CsrfState {
   member: PublicMember;
 }
 
-/** The signed-in member's developer settings: applications, personal tokens, authorized apps. */
+type Section = 'applications' | 'tokens' | 'authorized-apps';
+
+/** A change that reveals nothing answers 303 See Other to its section's page, with this notice. */
+interface SeeOther<S extends Section> {
+  seeOther: NoticeCode<S>;
+}
+
+/** A create form's one-time id: 128 random bits, base64url. */
+const FORM_ID = /^[A-Za-z0-9_-]{22}$/;
+const newFormId = () => randomBytes(16).toString('base64url');
+
+function requireFormId(value: unknown): string {
+  if (typeof value === 'string' && FORM_ID.test(value)) return value;
+  throw new InputError('This form is out of date: it was reloaded, fill it in again.', 'form_id');
+}
+
+/**
+ * The signed-in member's developer settings: applications, personal tokens, authorized apps.
+ * Post/Redirect/Get: a change that reveals no secret answers 303 to its section's page, so that
+ * reloading or going Back does not repeat it. Registering an application, creating a token and
+ * rotating a secret answer with the secret (shown once, stored only hashed); their forms carry
+ * what makes a second submission harmless (a one-time form id, the version of the secret).
+ */
 export function settingsRoutes(services: AuthServices): Router {
   const { db, personalTokens: tokens, audit, clients } = services;
   const router = new Router({ prefix: '/settings' });
@@ -26,7 +50,9 @@ export function settingsRoutes(services: AuthServices): Router {
   router.use(async (ctx: Context, next: Next) => {
     const member = await currentMember(ctx, db);
     if (!member) {
-      ctx.redirect(`/login?return_to=${encodeURIComponent(ctx.path)}`);
+      // A form posted after the session ended comes back to its page, not to its POST-only action.
+      if (ctx.method !== 'GET' && ctx.method !== 'HEAD') ctx.status = 303;
+      ctx.redirect(`/login?return_to=${encodeURIComponent(tabPageOf(ctx.path))}`);
       return;
     }
     (ctx.state as SettingsState).member = member;
@@ -40,42 +66,70 @@ export function settingsRoutes(services: AuthServices): Router {
   const memberId = (ctx: Context) => (ctx.state as SettingsState).member.id;
   const body = (ctx: Context) => ctx.request.body as Record<string, unknown>;
 
-  /** Runs a change; an InputError re-renders the page with the message and status 422. */
-  const attempt = async (
+  const pages: Record<Section, (ctx: Context, extra: Partial<SettingsFrame>) => Promise<string>> = {
+    applications: async (ctx, extra) =>
+      applicationsPage({ ...frame(ctx, extra), formId: newFormId(), clients: await listClients(db, memberId(ctx)) }),
+    tokens: async (ctx, extra) =>
+      tokensPage({
+        ...frame(ctx, extra),
+        formId: newFormId(),
+        tokens: await tokens.list(memberId(ctx)),
+        maxDays: PERSONAL_TOKEN_MAX_DAYS,
+      }),
+    'authorized-apps': async (ctx, extra) =>
+      authorizedAppsPage({ ...frame(ctx, extra), grants: await listAuthorizedApplications(db, memberId(ctx)) }),
+  };
+
+  const show = async (ctx: Context, section: Section, extra: Partial<SettingsFrame>) => {
+    ctx.type = 'html';
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await pages[section](ctx, extra);
+  };
+
+  /** A section's page, with the notice of the change that redirected here. */
+  const view = (section: Section) => (ctx: Context) =>
+    show(ctx, section, { notice: noticeText(section, ctx.query.notice) });
+
+  /**
+   * Runs a change: a redirect to the section's page, or the page with what the change reveals;
+   * an InputError re-renders the page with the message and status 422.
+   */
+  const attempt = async <S extends Section>(
     ctx: Context,
-    render: (extra: Partial<SettingsFrame>) => Promise<string>,
-    work: () => Promise<Partial<SettingsFrame>>,
+    section: S,
+    work: () => Promise<Partial<SettingsFrame> | SeeOther<S>>,
   ) => {
-    let extra: Partial<SettingsFrame>;
+    let outcome: Partial<SettingsFrame> | SeeOther<S>;
     try {
-      extra = await work();
+      outcome = await work();
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
       ctx.status = 422;
-      extra = { error: error.message };
+      outcome = { error: error.message };
     }
-    ctx.type = 'html';
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = await render(extra);
+    if ('seeOther' in outcome) {
+      ctx.status = 303;
+      ctx.redirect(noticeLocation(section, outcome.seeOther));
+      return;
+    }
+    await show(ctx, section, outcome);
   };
 
-  const applications = (ctx: Context) => async (extra: Partial<SettingsFrame>) =>
-    applicationsPage({ ...frame(ctx, extra), clients: await listClients(db, memberId(ctx)) });
-  const tokenList = (ctx: Context) => async (extra: Partial<SettingsFrame>) =>
-    tokensPage({ ...frame(ctx, extra), tokens: await tokens.list(memberId(ctx)), maxDays: PERSONAL_TOKEN_MAX_DAYS });
-  const authorizedApps = (ctx: Context) => async (extra: Partial<SettingsFrame>) =>
-    authorizedAppsPage({ ...frame(ctx, extra), grants: await listAuthorizedApplications(db, memberId(ctx)) });
+  /** An action's address left in the address bar (or bookmarked) opens its section instead of a 405. */
+  const toSection = (ctx: Context) => ctx.redirect(tabPageOf(ctx.path));
 
-  router.get('/applications', (ctx) => attempt(ctx, applications(ctx), async () => ({})));
+  router.get('/applications', view('applications'));
   router.post('/applications', formBody, (ctx) =>
-    attempt(ctx, applications(ctx), async () => {
-      const client = await registerClient(db, {
+    attempt(ctx, 'applications', async () => {
+      const client = await registerApplicationFromForm(db, {
         ownerId: memberId(ctx),
+        formId: requireFormId(body(ctx).form_id),
         name: body(ctx).name,
         redirectUris: body(ctx).redirect_uris,
         // [security] DPoP-required checkbox
         dpopBound: body(ctx).dpop_bound_access_tokens === 'on',
       });
+      if (!client) return { seeOther: 'already_registered' };
       await audit('application.created', { memberId: memberId(ctx), clientId: client.client_id, ip: ctx.ip });
       ctx.status = 201;
       return {
@@ -88,30 +142,34 @@ export function settingsRoutes(services: AuthServices): Router {
     }),
   );
   router.post('/applications/:clientId/rotate-secret', formBody, (ctx) =>
-    attempt(ctx, applications(ctx), async () => {
-      const client = await rotateClientSecret(db, memberId(ctx), ctx.params.clientId as string);
-      clients.forget(client.client_id);
-      await audit('application.secret_rotated', { memberId: memberId(ctx), clientId: client.client_id, ip: ctx.ip });
-      return { revealed: { label: 'New client secret', value: client.client_secret ?? '' } };
+    attempt(ctx, 'applications', async () => {
+      const clientId = ctx.params.clientId as string;
+      const rotation = await rotateSecretOnce(db, memberId(ctx), clientId, body(ctx).secret_version);
+      if (!rotation.rotated) return { seeOther: 'already_rotated' };
+      clients.forget(clientId);
+      await audit('application.secret_rotated', { memberId: memberId(ctx), clientId, ip: ctx.ip });
+      return { revealed: { label: 'New client secret', value: rotation.secret } };
     }),
   );
   router.post('/applications/:clientId/delete', formBody, (ctx) =>
-    attempt(ctx, applications(ctx), async () => {
+    attempt(ctx, 'applications', async () => {
       await deleteClient(db, memberId(ctx), ctx.params.clientId as string);
       clients.forget(ctx.params.clientId as string);
       await audit('application.deleted', { memberId: memberId(ctx), clientId: ctx.params.clientId, ip: ctx.ip });
-      return {};
+      return { seeOther: 'deleted' };
     }),
   );
+  router.get(['/applications/:clientId/rotate-secret', '/applications/:clientId/delete'], toSection);
 
-  router.get('/tokens', (ctx) => attempt(ctx, tokenList(ctx), async () => ({})));
+  router.get('/tokens', view('tokens'));
   router.post('/tokens', formBody, (ctx) =>
-    attempt(ctx, tokenList(ctx), async () => {
-      const created = await tokens.create(memberId(ctx), {
+    attempt(ctx, 'tokens', async () => {
+      const created = await tokens.createFromForm(memberId(ctx), requireFormId(body(ctx).form_id), {
         name: body(ctx).name,
         scopes: body(ctx).scopes ?? [],
         days: body(ctx).days,
       });
+      if (!created) return { seeOther: 'already_created' };
       await audit('personal_token.created', {
         memberId: memberId(ctx),
         ip: ctx.ip,
@@ -122,24 +180,27 @@ export function settingsRoutes(services: AuthServices): Router {
     }),
   );
   router.post('/tokens/:id/revoke', formBody, (ctx) =>
-    attempt(ctx, tokenList(ctx), async () => {
+    attempt(ctx, 'tokens', async () => {
       const id = Number(ctx.params.id);
       if (!isRowId(id)) throw new InputError('No such token.', 'id');
-      await tokens.revoke(memberId(ctx), id);
-      await audit('personal_token.revoked', { memberId: memberId(ctx), ip: ctx.ip, details: { token_id: id } });
-      return {};
+      if (await tokens.revoke(memberId(ctx), id)) {
+        await audit('personal_token.revoked', { memberId: memberId(ctx), ip: ctx.ip, details: { token_id: id } });
+      }
+      return { seeOther: 'revoked' };
     }),
   );
+  router.get('/tokens/:id/revoke', toSection);
 
-  router.get('/authorized-apps', (ctx) => attempt(ctx, authorizedApps(ctx), async () => ({})));
+  router.get('/authorized-apps', view('authorized-apps'));
   router.post('/authorized-apps/:clientId/revoke', formBody, (ctx) =>
-    attempt(ctx, authorizedApps(ctx), async () => {
+    attempt(ctx, 'authorized-apps', async () => {
       if (await revokeAuthorizedApp(db, memberId(ctx), ctx.params.clientId as string)) {
         await audit('consent.revoked', { memberId: memberId(ctx), clientId: ctx.params.clientId, ip: ctx.ip });
       }
-      return {};
+      return { seeOther: 'revoked' };
     }),
   );
+  router.get('/authorized-apps/:clientId/revoke', toSection);
 
   router.get('/security', async (ctx) => {
     ctx.type = 'html';

@@ -1,7 +1,7 @@
 import type { BrowserSession } from '../lib/account-security';
 import { MIN_PASSWORD_LENGTH } from '../lib/password-policy';
 import { html, type SafeHtml } from './html';
-import { type LayoutOptions, layout } from './layout';
+import { type LayoutOptions, layout, messages } from './layout';
 
 export interface AccountFrame {
   member: { name: string; email: string };
@@ -16,8 +16,7 @@ function page(view: AccountFrame, current: NonNullable<LayoutOptions['current']>
   return layout(
     { title, member: view.member, csrfToken: view.csrfToken, current },
     html`<h1>${title}</h1>
-      ${view.error ? html`<p class="error" role="alert">${view.error}</p>` : ''}
-      ${view.notice ? html`<p class="notice card" role="status">${view.notice}</p>` : ''}
+      ${messages(view)}
       ${body}`,
   );
 }

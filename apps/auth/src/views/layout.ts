@@ -9,7 +9,9 @@ export interface LayoutOptions {
   current?: 'applications' | 'tokens' | 'authorized-apps' | 'security' | 'sessions' | 'password';
 }
 
-const TABS: Array<{ key: NonNullable<LayoutOptions['current']>; href: string; label: string }> = [
+type Tab = NonNullable<LayoutOptions['current']>;
+
+const TABS: Array<{ key: Tab; href: string; label: string }> = [
   { key: 'applications', href: '/settings/applications', label: 'OAuth applications' },
   { key: 'tokens', href: '/settings/tokens', label: 'Personal access tokens' },
   { key: 'authorized-apps', href: '/settings/authorized-apps', label: 'Authorized apps' },
@@ -18,6 +20,66 @@ const TABS: Array<{ key: NonNullable<LayoutOptions['current']>; href: string; la
   { key: 'sessions', href: '/settings/sessions', label: 'Sessions' },
   { key: 'password', href: '/settings/password', label: 'Password' },
 ];
+
+/**
+ * What a settings page says after a change that redirected to it (Post/Redirect/Get, 303 See
+ * Other). The redirect carries only one of these fixed codes (`?notice=deleted`), never the
+ * member's data, and needs no server-side state; each page knows only its own codes, so a link
+ * cannot make one page claim another page's change.
+ */
+export const NOTICES = {
+  applications: {
+    deleted: 'The application was deleted; every token, code and consent issued to it was revoked.',
+    already_registered:
+      'This form already registered its application; its secret was shown once — rotate the secret to get another.',
+    already_rotated: 'This secret was already rotated; the new one was shown once — rotate again to get another.',
+  },
+  tokens: {
+    revoked: 'The token was revoked; it stops working at once.',
+    already_created:
+      'This form already created its token; it was shown once — revoke it and create another if you did not copy it.',
+  },
+  'authorized-apps': { revoked: "The application's access was revoked; its tokens stop working at once." },
+  security: {},
+  sessions: { signed_out: 'The session was signed out.' },
+  password: {
+    changed: 'Your password was changed. Every other browser session was signed out.',
+    changed_tokens_revoked:
+      'Your password was changed. Every other browser session was signed out, and every token and application access was revoked.',
+  },
+} as const satisfies Record<Tab, Record<string, string>>;
+
+export type NoticeCode<T extends Tab> = keyof (typeof NOTICES)[T] & string;
+
+/** Where a change redirects to: the tab's page, showing this notice. */
+export function noticeLocation<T extends Tab>(tab: T, code: NoticeCode<T>): string {
+  return `${tabPage(tab)}?notice=${code}`;
+}
+
+/** The text of the notice named in a tab page's query; undefined for anything else. */
+export function noticeText(tab: Tab, code: unknown): string | undefined {
+  const texts: Record<string, string> = NOTICES[tab];
+  return typeof code === 'string' && Object.hasOwn(texts, code) ? texts[code] : undefined;
+}
+
+/** An error (the change was refused) and a notice (it was made), each announced to screen readers. */
+export function messages(view: { error?: string; notice?: string }): SafeHtml {
+  return html`${view.error ? html`<p class="error" role="alert">${view.error}</p>` : ''}
+      ${view.notice ? html`<p class="notice card" role="status">${view.notice}</p>` : ''}`;
+}
+
+function tabPage(tab: Tab): string {
+  return TABS.find((candidate) => candidate.key === tab)?.href ?? '/settings/applications';
+}
+
+/**
+ * The tab page a settings path belongs to: where to come back to after signing in. A form's
+ * action (/settings/tokens/7/revoke) answers only POST, so it is no place to return to.
+ */
+export function tabPageOf(path: string): string {
+  const tab = TABS.find((candidate) => path === candidate.href || path.startsWith(`${candidate.href}/`));
+  return tab?.href ?? '/settings/applications';
+}
 
 export function layout(options: LayoutOptions, body: SafeHtml): string {
   const nav = options.member

@@ -1,12 +1,20 @@
 import type { AuditEventRow, MemberGrantRow, OAuthClientRow, PersonalAccessTokenRow } from '@contacts/db';
+import { secretVersion } from '../lib/client-secrets';
 import { SCOPE_DESCRIPTIONS } from '../provider/scopes';
 import { html, type SafeHtml } from './html';
-import { type LayoutOptions, layout } from './layout';
+import { type LayoutOptions, layout, messages } from './layout';
 
 export interface SettingsFrame {
   member: { name: string; email: string };
   csrfToken: string;
   error?: string;
+  /** What the change that redirected here did (layout.ts NOTICES). */
+  notice?: string;
+  /**
+   * The one-time id of the page's create form (an application, a token): posted twice, the
+   * same form creates one thing (routes/settings.ts).
+   */
+  formId?: string;
   /** A secret or token shown exactly once, right after it was created. */
   revealed?: { label: string; value: string; extra?: SafeHtml };
 }
@@ -20,7 +28,7 @@ function frame(view: SettingsFrame, current: NonNullable<LayoutOptions['current'
   return layout(
     { title, member: view.member, csrfToken: view.csrfToken, current },
     html`<h1>${title}</h1>
-      ${view.error ? html`<p class="error" role="alert">${view.error}</p>` : ''}
+      ${messages(view)}
       ${
         view.revealed
           ? html`<div class="notice card" role="status"><p><strong>${view.revealed.label}</strong> — copy it now, it will not be shown again.</p>
@@ -40,6 +48,7 @@ export function applicationsPage(view: SettingsFrame & { clients: OAuthClientRow
       <h2 id="register-heading">Register an application</h2>
       <form method="post" action="/settings/applications">
         <input type="hidden" name="csrf" value="${view.csrfToken}">
+        <input type="hidden" name="form_id" value="${view.formId ?? ''}">
         <label for="app-name">Application name</label>
         <input type="text" id="app-name" name="name" required maxlength="100">
         <label for="redirect-uris">Redirect URIs</label>
@@ -62,10 +71,11 @@ export function applicationsPage(view: SettingsFrame & { clients: OAuthClientRow
               <td data-label="Redirect URIs">${client.redirect_uris.map((uri) => html`<div>${uri}</div>`)}</td>
               <td data-label="Actions">
                 ${
-                  client.is_public
+                  client.is_public || !client.secret_hash
                     ? ''
                     : html`<form method="post" action="/settings/applications/${client.client_id}/rotate-secret">
                   <input type="hidden" name="csrf" value="${view.csrfToken}">
+                  <input type="hidden" name="secret_version" value="${secretVersion(client.secret_hash)}">
                   <button type="submit" class="secondary">Rotate secret</button></form>`
                 }
                 <form method="post" action="/settings/applications/${client.client_id}/delete">
@@ -88,6 +98,7 @@ export function tokensPage(view: SettingsFrame & { tokens: PersonalAccessTokenRo
       <p class="hint">For your own scripts: send it as <code>Authorization: Bearer &lt;token&gt;</code>.</p>
       <form method="post" action="/settings/tokens">
         <input type="hidden" name="csrf" value="${view.csrfToken}">
+        <input type="hidden" name="form_id" value="${view.formId ?? ''}">
         <label for="token-name">Name</label>
         <input type="text" id="token-name" name="name" required maxlength="100">
         <fieldset>

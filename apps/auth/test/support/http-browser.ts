@@ -1,11 +1,12 @@
 /**
  * A browser without a window, for the auth app's own pages: it keeps cookies, follows no
- * redirects by itself, and submits forms with the CSRF token of the page they are on.
+ * redirects by itself, and submits forms with the CSRF token of the page they are on and the
+ * hidden fields of the form itself (a create form's one-time id, a rotate form's secret version).
  */
 export interface HttpBrowser {
   cookies: Map<string, string>;
   get(path: string): Promise<{ status: number; location: string | null; html: string }>;
-  /** Loads `formPage`, then posts its form whose action is `action` with these fields. */
+  /** Loads `formPage`, then posts its form whose action is `action` with its hidden fields and these. */
   submit(
     formPage: string,
     action: string,
@@ -46,7 +47,7 @@ export function httpBrowser(baseUrl: string, userAgent = 'TestBrowser/1.0'): Htt
       return send(action, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ csrf, ...fields }).toString(),
+        body: new URLSearchParams({ csrf, ...hiddenFields(page.html, action), ...fields }).toString(),
       });
     },
     async signIn(email, password) {
@@ -55,4 +56,14 @@ export function httpBrowser(baseUrl: string, userAgent = 'TestBrowser/1.0'): Htt
     },
   };
   return browser;
+}
+
+/** The hidden fields of the page's form whose action is `action` (none when there is no such form). */
+export function hiddenFields(html: string, action: string): Record<string, string> {
+  for (const [, attributes = '', inside = ''] of html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/g)) {
+    if (/\baction="([^"]*)"/.exec(attributes)?.[1] !== action) continue;
+    const inputs = inside.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g);
+    return Object.fromEntries([...inputs].map(([, name = '', value = '']) => [name, value]));
+  }
+  return {};
 }

@@ -37,7 +37,7 @@ export async function insertOAuthClient(
   client: Pick<OAuthClientRow, 'client_id' | 'owner_id' | 'name' | 'secret_hash' | 'redirect_uris' | 'is_public'> &
     Partial<Pick<OAuthClientRow, 'dpop_bound_access_tokens'>>,
 ): Promise<OAuthClientRow> {
-  const [row] = await db<OAuthClientRow>('oauth_clients').insert(client).returning('*');
+  const [row] = await db<OAuthClientRow>('oauth_clients').insert(client).returning(CLIENT_COLUMNS);
   return row as OAuthClientRow;
 }
 
@@ -58,15 +58,50 @@ export async function findOwnedOAuthClient(
   clientId: string,
 ): Promise<OAuthClientRow | undefined> {
   if (clientId.includes('\u0000')) return undefined;
-  return db<OAuthClientRow>('oauth_clients').where({ client_id: clientId, owner_id: ownerId }).first();
+  return db<OAuthClientRow>('oauth_clients').where({ client_id: clientId, owner_id: ownerId }).first(CLIENT_COLUMNS);
 }
 
 export async function listOAuthClientsOf(db: Database, ownerId: number): Promise<OAuthClientRow[]> {
-  return db<OAuthClientRow>('oauth_clients').where({ owner_id: ownerId }).orderBy('created_at');
+  return db<OAuthClientRow>('oauth_clients').select(CLIENT_COLUMNS).where({ owner_id: ownerId }).orderBy('created_at');
 }
 
 export async function updateOAuthClientSecret(db: Database, clientId: string, secretHash: string): Promise<void> {
   await db('oauth_clients').where({ client_id: clientId }).update({ secret_hash: secretHash, updated_at: db.fn.now() });
+}
+
+/**
+ * Replaces the secret only if it is still `expectedHash`: of two submissions of the same
+ * rotate form, one rotates and the other finds the secret already changed (false).
+ */
+export async function replaceOAuthClientSecret(
+  db: Database,
+  clientId: string,
+  expectedHash: string,
+  secretHash: string,
+): Promise<boolean> {
+  const updated = await db('oauth_clients')
+    .where({ client_id: clientId, secret_hash: expectedHash })
+    .update({ secret_hash: secretHash, updated_at: db.fn.now() });
+  return updated > 0;
+}
+
+/**
+ * Marks the client as registered by this settings form (migration 20261124000000_creation_form_ids);
+ * fails with a unique violation (isDuplicateFormId) when the form already registered one.
+ */
+export async function setOAuthClientFormId(db: Database, clientId: string, formId: string): Promise<void> {
+  await db('oauth_clients').where({ client_id: clientId }).update({ form_id: formId });
+}
+
+/** The client this member registered from this settings form, if any. */
+export async function findOAuthClientByFormId(
+  db: Database,
+  ownerId: number,
+  formId: string,
+): Promise<OAuthClientRow | undefined> {
+  return db('oauth_clients')
+    .where({ owner_id: ownerId, form_id: formId })
+    .first<OAuthClientRow | undefined>(CLIENT_COLUMNS);
 }
 
 export async function deleteOAuthClient(db: Database, clientId: string): Promise<void> {

@@ -13,16 +13,58 @@ export interface PersonalAccessTokenRow {
   created_at: Date;
 }
 
+/**
+ * `form_id`: the settings form the token was created from (migration 20261124000000_creation_form_ids);
+ * a second token from the same form fails with a unique violation (isDuplicateFormId).
+ */
+/** A token's columns, as callers see them: the form id stays inside this module's queries. */
+const TOKEN_COLUMNS: Array<keyof PersonalAccessTokenRow> = [
+  'id',
+  'member_id',
+  'name',
+  'token_hash',
+  'grant_id',
+  'scopes',
+  'expires_at',
+  'last_used_at',
+  'revoked_at',
+  'created_at',
+];
+
 export async function insertPersonalAccessToken(
   db: Database,
-  token: Pick<PersonalAccessTokenRow, 'member_id' | 'name' | 'token_hash' | 'grant_id' | 'scopes' | 'expires_at'>,
+  token: Pick<PersonalAccessTokenRow, 'member_id' | 'name' | 'token_hash' | 'grant_id' | 'scopes' | 'expires_at'> & {
+    form_id?: string;
+  },
 ): Promise<PersonalAccessTokenRow> {
-  const [row] = await db<PersonalAccessTokenRow>('personal_access_tokens').insert(token).returning('*');
+  const [row] = await db<PersonalAccessTokenRow>('personal_access_tokens').insert(token).returning(TOKEN_COLUMNS);
   return row as PersonalAccessTokenRow;
+}
+
+/** The token this member created from this settings form, if any. */
+export async function findPersonalAccessTokenByFormId(
+  db: Database,
+  memberId: number,
+  formId: string,
+): Promise<PersonalAccessTokenRow | undefined> {
+  return db('personal_access_tokens')
+    .where({ member_id: memberId, form_id: formId })
+    .first<PersonalAccessTokenRow | undefined>(TOKEN_COLUMNS);
+}
+
+/** Whether a database error is the uniqueness violation of a settings form id: that form already created its row. */
+export function isDuplicateFormId(error: unknown): boolean {
+  const { code, constraint } = (error ?? {}) as { code?: string; constraint?: string };
+  return (
+    code === '23505' &&
+    (constraint === 'personal_access_tokens_member_form_id_unique' ||
+      constraint === 'oauth_clients_owner_form_id_unique')
+  );
 }
 
 export async function listPersonalAccessTokensOf(db: Database, memberId: number): Promise<PersonalAccessTokenRow[]> {
   return db<PersonalAccessTokenRow>('personal_access_tokens')
+    .select(TOKEN_COLUMNS)
     .where({ member_id: memberId })
     .orderBy('created_at', 'desc');
 }
@@ -32,7 +74,7 @@ export async function findPersonalAccessToken(
   memberId: number,
   id: number,
 ): Promise<PersonalAccessTokenRow | undefined> {
-  return db<PersonalAccessTokenRow>('personal_access_tokens').where({ member_id: memberId, id }).first();
+  return db<PersonalAccessTokenRow>('personal_access_tokens').where({ member_id: memberId, id }).first(TOKEN_COLUMNS);
 }
 
 /** Marks the token revoked; false when it was already revoked (so only one caller revokes it). */
@@ -70,7 +112,7 @@ export async function findPersonalAccessTokenById(
   db: Database,
   id: number,
 ): Promise<PersonalAccessTokenRow | undefined> {
-  return db<PersonalAccessTokenRow>('personal_access_tokens').where({ id }).first();
+  return db<PersonalAccessTokenRow>('personal_access_tokens').where({ id }).first(TOKEN_COLUMNS);
 }
 
 /** One page of tokens by id (optionally one member's): up to `limit` + 1 rows. */
@@ -79,6 +121,7 @@ export async function listPersonalAccessTokensPage(
   page: { limit: number; after?: number; memberId?: number },
 ): Promise<PersonalAccessTokenRow[]> {
   const query = db<PersonalAccessTokenRow>('personal_access_tokens')
+    .select(TOKEN_COLUMNS)
     .orderBy('id')
     .limit(page.limit + 1);
   if (page.after !== undefined) query.where('id', '>', page.after);

@@ -1,0 +1,318 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningAuthServer, startAuthServer } from './support/auth-server';
+import { aMember, anAccessToken, anApplication, type TestMember } from './support/factories';
+import { type HttpBrowser, hiddenFields, httpBrowser } from './support/http-browser';
+import { discover, tokenRequest } from './support/oauth-client';
+
+/**
+ * Post/Redirect/Get on the settings pages: a change that reveals nothing answers 303 See Other
+ * to its page, which says what was done, so that reloading or going Back repeats nothing; a
+ * change that reveals a secret answers with it once, and the same form posted again is harmless.
+ */
+let server: RunningAuthServer;
+beforeAll(async () => {
+  server = await startAuthServer();
+});
+afterAll(async () => server?.stop());
+
+async function signedIn(): Promise<{ member: TestMember; browser: HttpBrowser }> {
+  const member = await aMember(server.database.db);
+  const browser = httpBrowser(server.baseUrl);
+  await browser.signIn(member.email, member.password);
+  return { member, browser };
+}
+
+/** Posts a form exactly as captured, again: what a reload of its answer (or Back, then submit) sends. */
+async function repost(browser: HttpBrowser, action: string, form: Record<string, string>) {
+  const response = await fetch(`${server.baseUrl}${action}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      cookie: [...browser.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
+    },
+    body: new URLSearchParams(form),
+  });
+  return { status: response.status, location: response.headers.get('location'), html: await response.text() };
+}
+
+/** The form a page shows, with its hidden fields, as a browser would post it. */
+async function formOn(browser: HttpBrowser, page: string, action: string, fields: Record<string, string> = {}) {
+  const { html } = await browser.get(page);
+  const hidden = hiddenFields(html, action);
+  if (!hidden.csrf) throw new Error(`no form for ${action} on ${page}`);
+  return { ...hidden, ...fields };
+}
+
+/** The authorization server accepts these client credentials (a revocation of nothing: 200, not 401). */
+async function clientAuthenticates(clientId: string, secret: string): Promise<boolean> {
+  const response = await fetch(`${server.baseUrl}/oauth/revoke`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`,
+    },
+    body: new URLSearchParams({ token: 'not-a-token' }),
+  });
+  if (response.status !== 200 && response.status !== 401) throw new Error(`/oauth/revoke answered ${response.status}`);
+  return response.status === 200;
+}
+
+const introspect = async (token: string) => {
+  const { introspectionClientId, introspectionClientSecret } = server.config.secrets;
+  const response = await fetch(`${server.baseUrl}/oauth/introspect`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${introspectionClientId}:${introspectionClientSecret}`).toString('base64')}`,
+    },
+    body: new URLSearchParams({ token }),
+  });
+  return (await response.json()) as { active: boolean };
+};
+
+const revealed = (html: string) => /id="revealed-secret">([^<]+)</.exec(html)?.[1];
+
+describe('changes that reveal nothing answer 303 to their page, which shows a notice', () => {
+  it('deleting an application', async () => {
+    const { member, browser } = await signedIn();
+    const app = await anApplication(server.database.db, { owner: member, name: 'Doomed app' });
+    const action = `/settings/applications/${app.client_id}/delete`;
+    const result = await browser.submit('/settings/applications', action, {});
+    expect(result.status).toBe(303);
+    expect(result.location).toBe('/settings/applications?notice=deleted');
+    const page = await browser.get(result.location as string);
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('role="status">The application was deleted;');
+    expect(page.html).not.toContain('Doomed app');
+  });
+
+  it('revoking a personal access token, logged once even if its form is sent again', async () => {
+    const { member, browser } = await signedIn();
+    const token = await server.auth.personalTokens.create(member.id, { name: 'cron', scopes: ['contacts:read'] });
+    const action = `/settings/tokens/${token.id}/revoke`;
+    const form = await formOn(browser, '/settings/tokens', action);
+    const result = await repost(browser, action, form);
+    expect(result.status).toBe(303);
+    expect(result.location).toBe('/settings/tokens?notice=revoked');
+    expect((await browser.get(result.location as string)).html).toContain('role="status">The token was revoked;');
+    expect(await introspect(token.token)).toEqual({ active: false });
+
+    expect((await repost(browser, action, form)).location).toBe('/settings/tokens?notice=revoked');
+    const revocations = await server.database.db('audit_events').where({
+      member_id: member.id,
+      event: 'personal_token.revoked',
+    });
+    expect(revocations).toHaveLength(1);
+  });
+
+  it("revoking an application's access", async () => {
+    const { member, browser } = await signedIn();
+    const app = await anApplication(server.database.db, { name: 'Calendar sync' });
+    const accessToken = await anAccessToken(server.auth.provider, { memberId: member.id, clientId: app.client_id });
+    const action = `/settings/authorized-apps/${app.client_id}/revoke`;
+    expect((await browser.get('/settings/authorized-apps')).html).toContain('Calendar sync');
+    const result = await browser.submit('/settings/authorized-apps', action, {});
+    expect(result.status).toBe(303);
+    expect(result.location).toBe('/settings/authorized-apps?notice=revoked');
+    const page = await browser.get(result.location as string);
+    expect(page.html).toContain('role="status">The application&#39;s access was revoked;');
+    expect(page.html).not.toContain('Calendar sync');
+    expect(await introspect(accessToken)).toEqual({ active: false });
+  });
+
+  it('shows only its own notices: a code of another page, or an unknown one, shows nothing', async () => {
+    const { browser } = await signedIn();
+    for (const [path, notice] of [
+      ['/settings/tokens?notice=revoked', 'The token was revoked; it stops working at once.'],
+      ['/settings/sessions?notice=signed_out', 'The session was signed out.'],
+      ['/settings/password?notice=revoked', undefined],
+      ['/settings/tokens?notice=deleted', undefined],
+      ['/settings/tokens?notice=constructor', undefined],
+    ] as const) {
+      const page = await browser.get(path);
+      expect(page.status, path).toBe(200);
+      expect(/role="status">([^<]*)</.exec(page.html)?.[1], path).toBe(notice);
+    }
+  });
+
+  it('opens the section for the address of an action (left in the address bar), not a 405', async () => {
+    const { browser } = await signedIn();
+    for (const [path, section] of [
+      ['/settings/applications/abc/rotate-secret', '/settings/applications'],
+      ['/settings/applications/abc/delete', '/settings/applications'],
+      ['/settings/tokens/7/revoke', '/settings/tokens'],
+      ['/settings/authorized-apps/abc/revoke', '/settings/authorized-apps'],
+      ['/settings/sessions/abc/sign-out', '/settings/sessions'],
+    ]) {
+      const response = await browser.get(path as string);
+      expect(response.status, path).toBe(302);
+      expect(response.location, path).toBe(section);
+    }
+  });
+});
+
+describe('rotating a secret', () => {
+  it('shows the new secret once; the same form sent again rotates nothing and revokes nothing', async () => {
+    const { member, browser } = await signedIn();
+    const app = await anApplication(server.database.db, { owner: member, name: 'Ledger' });
+    const action = `/settings/applications/${app.client_id}/rotate-secret`;
+    const form = await formOn(browser, '/settings/applications', action);
+    expect(form.secret_version).toMatch(/^[A-Za-z0-9_-]{16}$/);
+
+    const first = await repost(browser, action, form);
+    expect(first.status).toBe(200);
+    const secret = revealed(first.html) as string;
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await clientAuthenticates(app.client_id, secret)).toBe(true);
+    expect(await clientAuthenticates(app.client_id, app.client_secret as string)).toBe(false);
+    const issuedSince = await anAccessToken(server.auth.provider, { memberId: member.id, clientId: app.client_id });
+
+    // The reload: the same form, naming the secret that was just replaced.
+    const again = await repost(browser, action, form);
+    expect(again.status).toBe(303);
+    expect(again.location).toBe('/settings/applications?notice=already_rotated');
+    expect(again.html).not.toContain(secret);
+    expect((await browser.get(again.location as string)).html).toContain(
+      'This secret was already rotated; the new one was shown once — rotate again to get another.',
+    );
+    expect(await clientAuthenticates(app.client_id, secret)).toBe(true);
+    const as = await discover(server.baseUrl);
+    const withNew = await tokenRequest(as, {
+      grant_type: 'refresh_token',
+      refresh_token: 'not-a-refresh-token',
+      client_id: app.client_id,
+      client_secret: secret,
+    });
+    expect(withNew.body.error).toBe('invalid_grant');
+    expect(await introspect(issuedSince)).toMatchObject({ active: true });
+    const rotations = await server.database.db('audit_events').where({
+      member_id: member.id,
+      event: 'application.secret_rotated',
+    });
+    expect(rotations).toHaveLength(1);
+
+    // The page's fresh form rotates again.
+    const next = await browser.submit('/settings/applications', action, {});
+    expect(next.status).toBe(200);
+    expect(revealed(next.html)).not.toBe(secret);
+    expect(await clientAuthenticates(app.client_id, secret)).toBe(false);
+  });
+
+  it('rotates once when the same form arrives twice at once', async () => {
+    const { member, browser } = await signedIn();
+    const app = await anApplication(server.database.db, { owner: member });
+    const action = `/settings/applications/${app.client_id}/rotate-secret`;
+    const form = await formOn(browser, '/settings/applications', action);
+    const answers = await Promise.all([repost(browser, action, form), repost(browser, action, form)]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 303]);
+    const secret = revealed(answers.find((answer) => answer.status === 200)?.html ?? '') as string;
+    expect(await clientAuthenticates(app.client_id, secret)).toBe(true);
+  });
+
+  it('refuses a rotate form without the version of the secret (a page from before), rotating nothing', async () => {
+    const { member, browser } = await signedIn();
+    const app = await anApplication(server.database.db, { owner: member });
+    const action = `/settings/applications/${app.client_id}/rotate-secret`;
+    const { secret_version: _version, ...form } = await formOn(browser, '/settings/applications', action);
+    const result = await repost(browser, action, form);
+    expect(result.status).toBe(422);
+    expect(result.html).toContain('This form is out of date');
+    expect(await clientAuthenticates(app.client_id, app.client_secret as string)).toBe(true);
+  });
+});
+
+describe('creating something shown once', () => {
+  it('creates one token from one form, even sent again; the second answer shows no token', async () => {
+    const { member, browser } = await signedIn();
+    const form = await formOn(browser, '/settings/tokens', '/settings/tokens', {
+      name: 'export',
+      scopes: 'contacts:read',
+      days: '30',
+    });
+    expect(form.form_id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    const first = await repost(browser, '/settings/tokens', form);
+    expect(first.status).toBe(201);
+    const token = revealed(first.html) as string;
+    expect(await introspect(token)).toMatchObject({ active: true });
+
+    const again = await repost(browser, '/settings/tokens', form);
+    expect(again.status).toBe(303);
+    expect(again.location).toBe('/settings/tokens?notice=already_created');
+    const page = await browser.get(again.location as string);
+    expect(page.html).toContain('This form already created its token; it was shown once');
+    expect(revealed(page.html)).toBeUndefined();
+    expect(await server.database.db('personal_access_tokens').where({ member_id: member.id })).toHaveLength(1);
+
+    // The page's next form is another form: it creates another token.
+    const next = await browser.submit('/settings/tokens', '/settings/tokens', { name: 'export 2', scopes: '*' });
+    expect(next.status).toBe(201);
+    expect(await server.database.db('personal_access_tokens').where({ member_id: member.id })).toHaveLength(2);
+  });
+
+  it('creates one token when the same form arrives twice at once; the loser leaves no live token behind', async () => {
+    const { member, browser } = await signedIn();
+    const form = await formOn(browser, '/settings/tokens', '/settings/tokens', { name: 'twice', scopes: '*' });
+    const answers = await Promise.all([
+      repost(browser, '/settings/tokens', form),
+      repost(browser, '/settings/tokens', form),
+    ]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, 303]);
+    expect(await server.database.db('personal_access_tokens').where({ member_id: member.id })).toHaveLength(1);
+    const live = await server.database
+      .db('oidc_models')
+      .where({ account_id: String(member.id) })
+      .whereIn('model', ['Grant', 'AccessToken'])
+      .pluck('model');
+    expect(live.sort()).toEqual(['AccessToken', 'Grant']);
+  });
+
+  it('registers one application from one form, even sent again', async () => {
+    const { member, browser } = await signedIn();
+    const form = await formOn(browser, '/settings/applications', '/settings/applications', {
+      name: 'Once only',
+      redirect_uris: 'http://localhost:4999/callback',
+    });
+    const first = await repost(browser, '/settings/applications', form);
+    expect(first.status).toBe(201);
+    const secret = revealed(first.html) as string;
+    const again = await repost(browser, '/settings/applications', form);
+    expect(again.status).toBe(303);
+    expect(again.location).toBe('/settings/applications?notice=already_registered');
+    expect(again.html).not.toContain(secret);
+    expect((await browser.get(again.location as string)).html).toContain(
+      'This form already registered its application',
+    );
+    expect(await server.database.db('oauth_clients').where({ owner_id: member.id })).toHaveLength(1);
+  });
+
+  it('refuses a create form without its one-time id, creating nothing', async () => {
+    const { member, browser } = await signedIn();
+    const { form_id: _id, ...form } = await formOn(browser, '/settings/tokens', '/settings/tokens', {
+      name: 'no id',
+      scopes: '*',
+    });
+    const result = await repost(browser, '/settings/tokens', form);
+    expect(result.status).toBe(422);
+    expect(result.html).toContain('This form is out of date');
+    expect(await server.database.db('personal_access_tokens').where({ member_id: member.id })).toHaveLength(0);
+  });
+});
+
+describe('a form sent after the session ended', () => {
+  it.each([
+    ['/settings/tokens/7/revoke', '/settings/tokens'],
+    ['/settings/tokens', '/settings/tokens'],
+    ['/settings/applications/abc/rotate-secret', '/settings/applications'],
+    ['/settings/applications/abc/delete', '/settings/applications'],
+    ['/settings/authorized-apps/abc/revoke', '/settings/authorized-apps'],
+    ['/settings/sessions/abc/sign-out', '/settings/sessions'],
+    ['/settings/password', '/settings/password'],
+  ])('%s sends to sign-in, to come back to %s', async (action, page) => {
+    const { member, browser } = await signedIn();
+    const form = await formOn(browser, page, '/logout');
+    await server.database.db('member_sessions').where({ member_id: member.id }).delete();
+    const result = await repost(browser, action, form);
+    expect(result.status).toBe(303);
+    expect(result.location).toBe(`/login?return_to=${encodeURIComponent(page)}`);
+  });
+});
