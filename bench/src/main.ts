@@ -191,45 +191,58 @@ try {
 
   // --- the services under load ------------------------------------------------------------------
   // PUBLIC_URL is the address the bench's clients use, as in a deployment: DPoP proofs name it (htu).
-  const startApi = (name: string) =>
-    start({
-      name,
-      script: apiEntry.script,
-      env: (url) => ({ ...serviceEnv, AUTH_INTERNAL_URL: authPg.url, PUBLIC_URL: url }),
-      readyPath: '/readyz',
-    });
-  const api = await startApi('api');
-  const bare = await start({
+  type StartOptions = Parameters<typeof start>[0];
+  const apiOptions = (name: string, env: NodeJS.ProcessEnv = {}): StartOptions => ({
+    name,
+    script: apiEntry.script,
+    env: (url) => ({ ...serviceEnv, AUTH_INTERNAL_URL: authPg.url, PUBLIC_URL: url, ...env }),
+    readyPath: '/readyz',
+  });
+  const bareOptions: StartOptions = {
     name: 'bare',
     script: 'bench/dist/bare.js',
     env: { ...serviceEnv },
     readyPath: '/healthz',
-  });
-  const bareHttp =
-    runs(1) || runs(3)
-      ? await start({
-          name: 'bare-http',
-          script: 'bench/dist/bare-http.js',
-          env: { ...serviceEnv },
-          readyPath: '/healthz',
-        })
-      : undefined;
+  };
+  const bareHttpOptions: StartOptions = {
+    name: 'bare-http',
+    script: 'bench/dist/bare-http.js',
+    env: { ...serviceEnv },
+    readyPath: '/healthz',
+  };
   // The same statements behind Koa alone: what the framework the API is built on costs.
-  const bareKoa =
-    runs(1) || runs(3)
-      ? await start({
-          name: 'bare-koa',
-          script: 'bench/dist/bare-http.js',
-          env: { ...serviceEnv, BARE_FRAMEWORK: 'koa' },
-          readyPath: '/healthz',
-        })
-      : undefined;
+  const bareKoaOptions: StartOptions = {
+    name: 'bare-koa',
+    script: 'bench/dist/bare-http.js',
+    env: { ...serviceEnv, BARE_FRAMEWORK: 'koa' },
+    readyPath: '/healthz',
+  };
+  const startApi = (name: string) => start(apiOptions(name));
+  const api = await startApi('api');
+  const bare = await start(bareOptions);
   /** Extra processes live only for the scenarios that need them (their RSS samples stay). */
   const retire = async (service: Service | undefined) => {
     if (!service) return;
     services.splice(services.indexOf(service), 1);
     await service.stop();
   };
+  /**
+   * A side measured on a process of its own, new every round. Identical copies of one service,
+   * loaded in the same rounds, differ by up to a quarter in requests/s, and a copy keeps its
+   * speed for its whole life (2026-11-24: three copies each of the API with its rate limit on and
+   * off, five rounds: two pairs within 1 % of each other, one copy 24 % slower in every round).
+   * With one long-lived process per side, a ratio measured which copy drew the short straw; a new
+   * process each round draws again, and the median round evens it out.
+   */
+  const onFreshProcess =
+    (options: StartOptions, measure: (service: Service) => Promise<LoadResult>) => async (): Promise<LoadResult> => {
+      const service = await start(options);
+      try {
+        return await measure(service);
+      } finally {
+        await retire(service);
+      }
+    };
   log(`services up: ${services.map((service) => `${service.name} pid ${service.pid}`).join(', ')}`);
 
   const mint = async (
@@ -339,23 +352,16 @@ try {
         setupRequest: (req) => ({ ...req, path: `/v4/contacts/${randomReaderContact()}`, headers }),
       },
     ];
-    // The same service with its rate limit off: what the limiter costs on the hot path.
-    const apiNoLimit = await start({
-      name: 'api-no-limit',
-      script: apiEntry.script,
-      env: { ...serviceEnv, AUTH_INTERNAL_URL: authPg.url, API_RATE_LIMIT: '0' },
-      readyPath: '/readyz',
-    });
-    const asMember = request({ 'x-member': String(reader.id) });
-    const asReader = request(bearer(readerToken));
+    const asMember = (service: Service) => load(loadOptions(service, request({ 'x-member': String(reader.id) })));
+    const asReader = (service: Service) => load(loadOptions(service, request(bearer(readerToken))));
     const result = await compare('s1', {
-      'bare-http': () => load(loadOptions(bareHttp as Service, asMember)),
-      subject: () => load(loadOptions(api, asReader)),
-      'api-no-limit': () => load(loadOptions(apiNoLimit, asReader)),
-      'bare-koa': () => load(loadOptions(bareKoa as Service, asMember)),
-      bare: () => load(loadOptions(bare, asMember)),
+      'bare-http': onFreshProcess(bareHttpOptions, asMember),
+      subject: onFreshProcess(apiOptions('api'), asReader),
+      // The same service with its rate limit off: what the limiter costs on the hot path.
+      'api-no-limit': onFreshProcess(apiOptions('api-no-limit', { API_RATE_LIMIT: '0' }), asReader),
+      'bare-koa': onFreshProcess(bareKoaOptions, asMember),
+      bare: onFreshProcess(bareOptions, asMember),
     });
-    await retire(apiNoLimit);
     comparisonRows('1. GET /v4/contacts/{id}, defaults, warm token', result, [
       { side: 'bare-http', label: 'bare node:http + pg, same query as a named prepared statement', target: 0.8 },
       { side: 'api-no-limit', label: 'contacts-api with API_RATE_LIMIT=0 (rate limits on ÷ off)', target: 0.9 },
@@ -401,11 +407,12 @@ try {
         },
       },
     ];
+    const asMember = (service: Service) => load(loadOptions(service, request({ 'x-member': String(writer.id) })));
     const result = await compare('s3', {
-      'bare-http': () => load(loadOptions(bareHttp as Service, request({ 'x-member': String(writer.id) }))),
-      subject: () => load(loadOptions(api, request(bearer(writerToken)))),
-      'bare-koa': () => load(loadOptions(bareKoa as Service, request({ 'x-member': String(writer.id) }))),
-      bare: () => load(loadOptions(bare, request({ 'x-member': String(writer.id) }))),
+      'bare-http': onFreshProcess(bareHttpOptions, asMember),
+      subject: onFreshProcess(apiOptions('api'), (service) => load(loadOptions(service, request(bearer(writerToken))))),
+      'bare-koa': onFreshProcess(bareKoaOptions, asMember),
+      bare: onFreshProcess(bareOptions, asMember),
     });
     comparisonRows('3. POST /v4/contacts (JSON), defaults', result, [
       { side: 'bare-http', label: 'bare node:http + pg, same INSERT as a named prepared statement', target: 0.8 },
@@ -414,8 +421,6 @@ try {
     ]);
     log('3 done');
   }
-  await retire(bareHttp);
-  await retire(bareKoa);
 
   // The auth baselines of scenarios 4 and 5, up only while those run.
   const authMemory =
@@ -994,8 +999,8 @@ const departures = [
   `API_RATE_LIMIT=${UNREACHED_LIMIT} and TOKEN_RATE_LIMIT=${UNREACHED_LIMIT} (defaults 1200 and 300 a minute): the ` +
     'limiters run and count every request as shipped, but one token here sends thousands of requests a second, ' +
     'which the default limits would refuse; the limiter does the same work whatever the limit is.',
-  'The "rate limits on ÷ off" baselines run a second process of the same service with API_RATE_LIMIT=0 or ' +
-    'TOKEN_RATE_LIMIT=0, only during their scenario.',
+  'The "rate limits on ÷ off" baselines run the same service with API_RATE_LIMIT=0 (scenario 1, a new process ' +
+    'each round, as its other sides) or TOKEN_RATE_LIMIT=0 (scenario 5, a second process during that scenario).',
   `DB_POOL_MAX=${POOL} (the default, set explicitly so that the bare baselines use the same pool size); NODE_ENV=production; ` +
     'generated secrets (COOKIE_KEYS, JWKS, the introspection client); DATA_DIR in a temporary folder.',
   ...(process.env.BENCH_LOG_LEVEL ? [`LOG_LEVEL=${process.env.BENCH_LOG_LEVEL} (from BENCH_LOG_LEVEL).`] : []),
@@ -1014,7 +1019,9 @@ const report = [
   '',
   `Load: autocannon, ${settings.connections} connections, ${settings.warmup} s warm-up + ${settings.duration} s per side, ` +
     `${settings.rounds} round(s), the order of the sides reversed every round, the median round of each side reported ` +
-    `(not the best); every service in a process of its own. Ratios: subject ÷ baseline requests/s, on the subject's row ` +
+    '(not the best); every service in a process of its own; in scenarios 1 and 3 every side runs on a new process each ' +
+    'round (identical copies of a service differ by up to a quarter in requests/s for their whole life). Ratios:' +
+    ` subject ÷ baseline requests/s, on the subject's row ` +
     "against the first baseline (the ceiling), on a further baseline's row against that baseline (scenario 7: time per " +
     'page relative to the 1k member; scenario 6: p99 ÷ p99 of a warm GET; scenario 8: peak RSS or start time ÷ the ' +
     "bare Koa server's). CPU per request: the answering process's user + system CPU time over the measured window " +
