@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import { launchBrowser } from './support/browser';
 import { aMember } from './support/factories';
+import { postSignIn } from './support/sign-in-form';
 
 let server: RunningAuthServer;
 let browser: Browser;
@@ -16,20 +17,7 @@ afterAll(async () => {
 });
 
 /** Posts the /login form the way a browser would: first GET for the CSRF cookie and token. */
-async function signIn(email: string, password: string) {
-  const page = await fetch(`${server.baseUrl}/login`);
-  const cookie = page.headers
-    .getSetCookie()
-    .map((value) => value.split(';')[0])
-    .join('; ');
-  const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
-  return fetch(`${server.baseUrl}/login`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ csrf, email, password }),
-  });
-}
+const signIn = (email: string, password: string) => postSignIn(server.baseUrl, email, password);
 
 const eventsOf = async (memberId: number) =>
   (await server.database.db('audit_events').where({ member_id: memberId }).orderBy('id')).map(

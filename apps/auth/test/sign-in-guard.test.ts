@@ -3,6 +3,7 @@ import { changePassword } from '../src/lib/account-security';
 import { signInGuard } from '../src/lib/sign-in-guard';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import { aMember } from './support/factories';
+import { loginForm, postSignIn } from './support/sign-in-form';
 
 /**
  * The sign-in throttle under load and with odd input: each attempt is counted before its
@@ -14,23 +15,7 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.stop());
 
-/** The /login form as a browser has it: the CSRF cookie and token of one GET. */
-async function loginForm() {
-  const page = await fetch(`${server.baseUrl}/login`);
-  const cookie = page.headers
-    .getSetCookie()
-    .map((value) => value.split(';')[0])
-    .join('; ');
-  const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
-  return (email: string, password: string) =>
-    fetch(`${server.baseUrl}/login`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ csrf, email, password }),
-    });
-}
-const signIn = async (email: string, password: string) => (await loginForm())(email, password);
+const signIn = (email: string, password: string) => postSignIn(server.baseUrl, email, password);
 
 const eventsOf = async (memberId: number) =>
   (await server.database.db('audit_events').where({ member_id: memberId }).orderBy('id')).map(
@@ -43,7 +28,7 @@ const addressCount = async () =>
 describe('sign-in throttle', () => {
   it('checks at most 5 passwords of one account however many attempts arrive at once; the rest are 429', async () => {
     const member = await aMember(server.database.db);
-    const forms = await Promise.all(Array.from({ length: 30 }, () => loginForm()));
+    const forms = await Promise.all(Array.from({ length: 30 }, () => loginForm(server.baseUrl)));
     const before = await addressCount();
     const statuses = (await Promise.all(forms.map((post) => post(member.email, 'wrong password')))).map(
       (response) => response.status,
