@@ -316,3 +316,35 @@ describe('a form sent after the session ended', () => {
     expect(result.location).toBe(`/login?return_to=${encodeURIComponent(page)}`);
   });
 });
+
+describe('a refused create form', () => {
+  it('shows what was typed again and marks the field the message is about', async () => {
+    const { browser } = await signedIn();
+    const app = await browser.submit('/settings/applications', '/settings/applications', {
+      name: 'Ledger <sync>',
+      redirect_uris: 'https://ledger.example/callback\nhttp://ledger.example/insecure',
+      dpop_bound_access_tokens: 'on',
+    });
+    expect(app.status).toBe(422);
+    expect(app.html).toContain('value="Ledger &lt;sync&gt;"');
+    expect(app.html).toMatch(
+      /<textarea id="redirect-uris" name="redirect_uris" required aria-invalid="true" aria-describedby="redirect-hint form-error">https:\/\/ledger\.example\/callback\nhttp:\/\/ledger\.example\/insecure<\/textarea>/,
+    );
+    expect(app.html).toMatch(/id="app-dpop" name="dpop_bound_access_tokens" checked/);
+    expect(app.html).toMatch(/<p class="error" role="alert" id="form-error">[^<]*must use https/);
+    expect(app.html).not.toMatch(/id="app-name"[^>]*aria-invalid/);
+
+    const token = await browser.submit('/settings/tokens', '/settings/tokens', {
+      name: 'nightly export',
+      scopes: 'contacts:write',
+      days: '999',
+    });
+    expect(token.status).toBe(422);
+    expect(token.html).toContain('value="nightly export"');
+    expect(token.html).toMatch(/value="contacts:write" checked/);
+    expect(token.html).not.toMatch(/value="contacts:read" checked/);
+    expect(token.html).toMatch(
+      /id="token-days"[^>]*value="999" aria-invalid="true" aria-describedby="days-hint form-error"/,
+    );
+  });
+});

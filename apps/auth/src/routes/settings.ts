@@ -105,7 +105,7 @@ export function settingsRoutes(services: AuthServices): Router {
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
       ctx.status = 422;
-      outcome = { error: error.message };
+      outcome = { error: error.message, refused: { field: error.field, input: body(ctx) } };
     }
     if ('seeOther' in outcome) {
       ctx.status = 303;

@@ -62,9 +62,12 @@ export function noticeText(tab: Tab, code: unknown): string | undefined {
   return typeof code === 'string' && Object.hasOwn(texts, code) ? texts[code] : undefined;
 }
 
+/** The id of a refused change's message, which the field it is about names in aria-describedby. */
+export const FORM_ERROR_ID = 'form-error';
+
 /** An error (the change was refused) and a notice (it was made), each announced to screen readers. */
 export function messages(view: { error?: string; notice?: string }): SafeHtml {
-  return html`${view.error ? html`<p class="error" role="alert">${view.error}</p>` : ''}
+  return html`${view.error ? html`<p class="error" role="alert" id="${FORM_ERROR_ID}">${view.error}</p>` : ''}
       ${view.notice ? html`<p class="notice card" role="status">${view.notice}</p>` : ''}`;
 }
 

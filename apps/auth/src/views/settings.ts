@@ -2,7 +2,7 @@ import type { AuditEventRow, MemberGrantRow, OAuthClientRow, PersonalAccessToken
 import { secretVersion } from '../lib/client-secrets';
 import { SCOPE_DESCRIPTIONS } from '../provider/scopes';
 import { html, type SafeHtml } from './html';
-import { type LayoutOptions, layout, messages } from './layout';
+import { FORM_ERROR_ID, type LayoutOptions, layout, messages } from './layout';
 
 export interface SettingsFrame {
   member: { name: string; email: string };
@@ -17,7 +17,32 @@ export interface SettingsFrame {
   formId?: string;
   /** A secret or token shown exactly once, right after it was created. */
   revealed?: { label: string; value: string; extra?: SafeHtml };
+  /**
+   * A create form that was refused (422): what was typed is shown again, and the field the
+   * message is about (InputError's field) is marked invalid and pointed at the message.
+   */
+  refused?: { field: string | undefined; input: Record<string, unknown> };
 }
+
+/** A refused form's value of `name` as text ('' when absent or not text). */
+const typed = (view: SettingsFrame, name: string): string => {
+  const value = view.refused?.input[name];
+  return typeof value === 'string' ? value : '';
+};
+
+/** The values of a refused form's checkboxes named `name`; undefined when nothing was refused. */
+const ticked = (view: SettingsFrame, name: string): string[] | undefined => {
+  if (!view.refused) return undefined;
+  const value = view.refused.input[name];
+  return (Array.isArray(value) ? value : [value]).filter((item): item is string => typeof item === 'string');
+};
+
+/** aria attributes of a field: invalid and described by the message when it is the refused one, and its hint. */
+const fieldAria = (view: SettingsFrame, field: string, hintId?: string): SafeHtml => {
+  const invalid = view.refused !== undefined && view.refused.field === field;
+  const described = [hintId, invalid ? FORM_ERROR_ID : undefined].filter(Boolean).join(' ');
+  return html`${invalid ? html` aria-invalid="true"` : ''}${described ? html` aria-describedby="${described}"` : ''}`;
+};
 
 /** [security] A live token that expires within 7 days is flagged on the tokens page. */
 const expiresSoon = (expiresAt: Date) => expiresAt.getTime() - Date.now() < 7 * 24 * 60 * 60 * 1000;
@@ -50,11 +75,11 @@ export function applicationsPage(view: SettingsFrame & { clients: OAuthClientRow
         <input type="hidden" name="csrf" value="${view.csrfToken}">
         <input type="hidden" name="form_id" value="${view.formId ?? ''}">
         <label for="app-name">Application name</label>
-        <input type="text" id="app-name" name="name" required maxlength="100">
+        <input type="text" id="app-name" name="name" required maxlength="100" value="${typed(view, 'name')}"${fieldAria(view, 'name')}>
         <label for="redirect-uris">Redirect URIs</label>
-        <textarea id="redirect-uris" name="redirect_uris" required aria-describedby="redirect-hint"></textarea>
+        <textarea id="redirect-uris" name="redirect_uris" required${fieldAria(view, 'redirect_uris', 'redirect-hint')}>${typed(view, 'redirect_uris')}</textarea>
         <p class="hint" id="redirect-hint">One per line. Absolute URLs, https (http only for localhost and 127.0.0.1). They must match exactly.</p>
-        <div><input type="checkbox" id="app-dpop" name="dpop_bound_access_tokens"> <label for="app-dpop" class="inline">Require DPoP (tokens bound to the app's key, RFC 9449)</label></div>
+        <div><input type="checkbox" id="app-dpop" name="dpop_bound_access_tokens"${typed(view, 'dpop_bound_access_tokens') === 'on' ? html` checked` : ''}> <label for="app-dpop" class="inline">Require DPoP (tokens bound to the app's key, RFC 9449)</label></div>
         <div class="actions"><button type="submit" class="primary">Register application</button></div>
       </form>
     </section>
@@ -100,17 +125,17 @@ export function tokensPage(view: SettingsFrame & { tokens: PersonalAccessTokenRo
         <input type="hidden" name="csrf" value="${view.csrfToken}">
         <input type="hidden" name="form_id" value="${view.formId ?? ''}">
         <label for="token-name">Name</label>
-        <input type="text" id="token-name" name="name" required maxlength="100">
-        <fieldset>
+        <input type="text" id="token-name" name="name" required maxlength="100" value="${typed(view, 'name')}"${fieldAria(view, 'name')}>
+        <fieldset${fieldAria(view, 'scopes')}>
           <legend>Scopes</legend>
           ${Object.entries(SCOPE_DESCRIPTIONS).map(
             ([scope, description], index) => html`<div>
-              <input type="checkbox" id="scope-${index}" name="scopes" value="${scope}" ${scope === 'contacts:read' ? html`checked` : ''}>
+              <input type="checkbox" id="scope-${index}" name="scopes" value="${scope}" ${(ticked(view, 'scopes') ?? ['contacts:read']).includes(scope) ? html`checked` : ''}>
               <label for="scope-${index}" class="inline">${scope} — ${description}</label></div>`,
           )}
         </fieldset>
         <label for="token-days">Expires after (days)</label>
-        <input type="number" id="token-days" name="days" min="1" max="${view.maxDays}" value="${view.maxDays}" aria-describedby="days-hint">
+        <input type="number" id="token-days" name="days" min="1" max="${view.maxDays}" value="${typed(view, 'days') || String(view.maxDays)}"${fieldAria(view, 'days', 'days-hint')}>
         <p class="hint" id="days-hint">At most ${view.maxDays} days.</p>
         <div class="actions"><button type="submit" class="primary">Create token</button></div>
       </form>
