@@ -2,6 +2,7 @@ import { revokeOidcModels, tokenHash } from '@contacts/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import { aMember, anAccessToken, anApplication } from './support/factories';
+import { introspectAsApi } from './support/oauth-client';
 
 /**
  * Each auth process keeps the access tokens it has looked up (provider/access-token-memory.ts).
@@ -15,20 +16,6 @@ beforeAll(async () => {
   server = await startAuthServer();
 });
 afterAll(() => server.stop());
-
-async function introspect(token: string): Promise<{ active: boolean; sub?: string }> {
-  const { introspectionClientId, introspectionClientSecret } = server.config.secrets;
-  const response = await fetch(`${server.baseUrl}/oauth/introspect`, {
-    method: 'POST',
-    headers: {
-      authorization: `Basic ${Buffer.from(`${encodeURIComponent(introspectionClientId)}:${encodeURIComponent(introspectionClientSecret)}`).toString('base64')}`,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    body: new URLSearchParams({ token }),
-  });
-  expect(response.status).toBe(200);
-  return (await response.json()) as { active: boolean; sub?: string };
-}
 
 async function aTokenOfAnApplication() {
   const member = await aMember(server.database.db);
@@ -73,19 +60,19 @@ const deleteUnannounced = (token: string) =>
 describe('access tokens kept in memory by the authorization server', () => {
   it('answers a token it has looked up from memory', async () => {
     const { member, token } = await aTokenOfAnApplication();
-    expect(await introspect(token)).toMatchObject({ active: true, sub: String(member.id) });
+    expect(await introspectAsApi(server, token)).toMatchObject({ active: true, sub: String(member.id) });
 
     // Gone from the table without an announcement: only the memory can still answer.
     const hitsBefore = await metric('access_token_memory_hits_total');
     await deleteUnannounced(token);
-    expect(await introspect(token)).toMatchObject({ active: true, sub: String(member.id) });
+    expect(await introspectAsApi(server, token)).toMatchObject({ active: true, sub: String(member.id) });
     expect(await metric('access_token_memory_hits_total')).toBe(hitsBefore + 1);
     expect(await metric('access_token_memory_entries')).toBeGreaterThan(0);
   });
 
   it('answers from memory only once announcements committed before the request have arrived', async () => {
     const { member, app, token } = await aTokenOfAnApplication();
-    expect((await introspect(token)).active).toBe(true);
+    expect((await introspectAsApi(server, token)).active).toBe(true);
 
     // The listening backends are paused, so the revocation's announcement is committed but not delivered.
     const listeners = await listenerBackends();
@@ -94,7 +81,7 @@ describe('access tokens kept in memory by the authorization server', () => {
       expect(paused).toBe(true);
       await revokeOidcModels(server.database.db, { clientId: app.client_id, accountId: String(member.id) });
       let answered = false;
-      const answer = introspect(token).finally(() => {
+      const answer = introspectAsApi(server, token).finally(() => {
         answered = true;
       });
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -108,14 +95,14 @@ describe('access tokens kept in memory by the authorization server', () => {
 
   it('trusts nothing it holds once its announcements stopped flowing, and starts afresh', async () => {
     const { token } = await aTokenOfAnApplication();
-    expect((await introspect(token)).active).toBe(true);
+    expect((await introspectAsApi(server, token)).active).toBe(true);
 
     // The LISTEN connections of this server's database are cut; a removal made meanwhile cannot be announced to it.
     await server.database.db.raw(
       "select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'contacts-listen' and datname = current_database()",
     );
     await deleteUnannounced(token);
-    expect((await introspect(token)).active).toBe(false);
+    expect((await introspectAsApi(server, token)).active).toBe(false);
   });
 
   it('remembers no absence: a token not found is looked up again', async () => {
@@ -125,9 +112,9 @@ describe('access tokens kept in memory by the authorization server', () => {
       .where({ model: 'AccessToken', id_hash: tokenHash(token) })
       .first();
     await deleteUnannounced(token);
-    expect((await introspect(token)).active).toBe(false);
+    expect((await introspectAsApi(server, token)).active).toBe(false);
 
     await db('oidc_models').insert(row);
-    expect((await introspect(token)).active).toBe(true);
+    expect((await introspectAsApi(server, token)).active).toBe(true);
   });
 });

@@ -91,15 +91,7 @@ describe('browser sessions page', () => {
     await browser.signIn(member.email, member.password);
     const page = await browser.get('/settings/sessions');
     const action = /action="(\/settings\/sessions\/[^"]+)"/.exec(page.html)?.[1] as string;
-    const response = await fetch(`${server.baseUrl}${action}`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        cookie: [...browser.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
-      },
-      body: 'csrf=forged',
-    });
+    const response = await browser.post(action, { csrf: 'forged' });
     expect(response.status).toBe(403);
     expect((await browser.get('/settings/sessions')).status).toBe(200);
   });

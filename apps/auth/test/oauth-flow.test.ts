@@ -4,7 +4,7 @@ import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import { authorizeInBrowser, launchBrowser } from './support/browser';
 import { type CallbackServer, startCallbackServer } from './support/callback-server';
 import { aMember, anApplication, type TestApplication, type TestMember } from './support/factories';
-import { authorizeUrl, discover, insecure, oauth, tokenRequest } from './support/oauth-client';
+import { authorizeUrl, discover, insecure, introspectAsApi, oauth, tokenRequest } from './support/oauth-client';
 
 let server: RunningAuthServer;
 let browser: Browser;
@@ -26,18 +26,6 @@ afterAll(async () => {
   await callbacks?.close();
   await server?.stop();
 });
-
-const introspect = async (token: string) => {
-  const response = await fetch(`${server.baseUrl}/oauth/introspect`, {
-    method: 'POST',
-    headers: {
-      authorization: `Basic ${Buffer.from(`${server.config.secrets.introspectionClientId}:${server.config.secrets.introspectionClientSecret}`).toString('base64')}`,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    body: new URLSearchParams({ token }),
-  });
-  return (await response.json()) as Record<string, unknown>;
-};
 
 /** Signs in (or not), approves, and exchanges the code: the seed's flow, start to finish. */
 async function obtainTokens(options: { application?: TestApplication; scope?: string } = {}) {
@@ -122,7 +110,7 @@ describe('the authorization-code flow, driven by a real browser and oauth4webapi
     expect(typeof tokens.access_token).toBe('string');
     expect(typeof tokens.refresh_token).toBe('string');
 
-    expect(await introspect(tokens.access_token)).toMatchObject({
+    expect(await introspectAsApi(server, tokens.access_token)).toMatchObject({
       active: true,
       sub: String(member.id),
       client_id: app.client_id,
@@ -204,11 +192,11 @@ describe('the authorization-code flow, driven by a real browser and oauth4webapi
     expect(new Set([first.refresh_token, second.refresh_token, third.refresh_token]).size).toBe(3);
     expect(new Set([first.access_token, second.access_token, third.access_token]).size).toBe(3);
     expect(third.expires_in).toBe(1209600);
-    expect(await introspect(third.access_token)).toMatchObject({ active: true });
+    expect(await introspectAsApi(server, third.access_token)).toMatchObject({ active: true });
 
     // The first refresh token was rotated away; presenting it again revokes the whole grant.
     await expect(refresh(first.refresh_token)).rejects.toMatchObject({ error: 'invalid_grant' });
-    expect(await introspect(third.access_token)).toEqual({ active: false });
+    expect(await introspectAsApi(server, third.access_token)).toEqual({ active: false });
     await expect(refresh(third.refresh_token as string)).rejects.toMatchObject({ error: 'invalid_grant' });
     expect(server.logLines.join('\n')).toContain('refresh_token.reuse_detected');
   });
@@ -252,7 +240,7 @@ describe('the authorization-code flow, driven by a real browser and oauth4webapi
       insecure,
     );
     await oauth.processRevocationResponse(response);
-    expect(await introspect(exchange.body.access_token as string)).toEqual({ active: false });
+    expect(await introspectAsApi(server, exchange.body.access_token as string)).toEqual({ active: false });
   });
 
   it("revoking one access token revokes its grant: the grant's refresh token stops working", async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import { aMember, anAccessToken, anApplication, type TestMember } from './support/factories';
 import { type HttpBrowser, hiddenFields, httpBrowser } from './support/http-browser';
-import { discover, tokenRequest } from './support/oauth-client';
+import { discover, introspectAsApi, tokenRequest } from './support/oauth-client';
 
 /**
  * Post/Redirect/Get on the settings pages: a change that reveals nothing answers 303 See Other
@@ -20,20 +20,6 @@ async function signedIn(): Promise<{ member: TestMember; browser: HttpBrowser }>
   const browser = httpBrowser(server.baseUrl);
   await browser.signIn(member.email, member.password);
   return { member, browser };
-}
-
-/** Posts a form exactly as captured, again: what a reload of its answer (or Back, then submit) sends. */
-async function repost(browser: HttpBrowser, action: string, form: Record<string, string>) {
-  const response = await fetch(`${server.baseUrl}${action}`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      cookie: [...browser.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
-    },
-    body: new URLSearchParams(form),
-  });
-  return { status: response.status, location: response.headers.get('location'), html: await response.text() };
 }
 
 /** The form a page shows, with its hidden fields, as a browser would post it. */
@@ -58,18 +44,6 @@ async function clientAuthenticates(clientId: string, secret: string): Promise<bo
   return response.status === 200;
 }
 
-const introspect = async (token: string) => {
-  const { introspectionClientId, introspectionClientSecret } = server.config.secrets;
-  const response = await fetch(`${server.baseUrl}/oauth/introspect`, {
-    method: 'POST',
-    headers: {
-      authorization: `Basic ${Buffer.from(`${introspectionClientId}:${introspectionClientSecret}`).toString('base64')}`,
-    },
-    body: new URLSearchParams({ token }),
-  });
-  return (await response.json()) as { active: boolean };
-};
-
 const revealed = (html: string) => /id="revealed-secret">([^<]+)</.exec(html)?.[1];
 
 describe('changes that reveal nothing answer 303 to their page, which shows a notice', () => {
@@ -91,13 +65,13 @@ describe('changes that reveal nothing answer 303 to their page, which shows a no
     const token = await server.auth.personalTokens.create(member.id, { name: 'cron', scopes: ['contacts:read'] });
     const action = `/settings/tokens/${token.id}/revoke`;
     const form = await formOn(browser, '/settings/tokens', action);
-    const result = await repost(browser, action, form);
+    const result = await browser.post(action, form);
     expect(result.status).toBe(303);
     expect(result.location).toBe('/settings/tokens?notice=revoked');
     expect((await browser.get(result.location as string)).html).toContain('role="status">The token was revoked;');
-    expect(await introspect(token.token)).toEqual({ active: false });
+    expect(await introspectAsApi(server, token.token)).toEqual({ active: false });
 
-    expect((await repost(browser, action, form)).location).toBe('/settings/tokens?notice=revoked');
+    expect((await browser.post(action, form)).location).toBe('/settings/tokens?notice=revoked');
     const revocations = await server.database.db('audit_events').where({
       member_id: member.id,
       event: 'personal_token.revoked',
@@ -117,7 +91,7 @@ describe('changes that reveal nothing answer 303 to their page, which shows a no
     const page = await browser.get(result.location as string);
     expect(page.html).toContain('role="status">The application&#39;s access was revoked;');
     expect(page.html).not.toContain('Calendar sync');
-    expect(await introspect(accessToken)).toEqual({ active: false });
+    expect(await introspectAsApi(server, accessToken)).toEqual({ active: false });
   });
 
   it('shows only its own notices: a code of another page, or an unknown one, shows nothing', async () => {
@@ -159,7 +133,7 @@ describe('rotating a secret', () => {
     const form = await formOn(browser, '/settings/applications', action);
     expect(form.secret_version).toMatch(/^[A-Za-z0-9_-]{16}$/);
 
-    const first = await repost(browser, action, form);
+    const first = await browser.post(action, form);
     expect(first.status).toBe(200);
     const secret = revealed(first.html) as string;
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -168,7 +142,7 @@ describe('rotating a secret', () => {
     const issuedSince = await anAccessToken(server.auth.provider, { memberId: member.id, clientId: app.client_id });
 
     // The reload: the same form, naming the secret that was just replaced.
-    const again = await repost(browser, action, form);
+    const again = await browser.post(action, form);
     expect(again.status).toBe(303);
     expect(again.location).toBe('/settings/applications?notice=already_rotated');
     expect(again.html).not.toContain(secret);
@@ -184,7 +158,7 @@ describe('rotating a secret', () => {
       client_secret: secret,
     });
     expect(withNew.body.error).toBe('invalid_grant');
-    expect(await introspect(issuedSince)).toMatchObject({ active: true });
+    expect(await introspectAsApi(server, issuedSince)).toMatchObject({ active: true });
     const rotations = await server.database.db('audit_events').where({
       member_id: member.id,
       event: 'application.secret_rotated',
@@ -203,7 +177,7 @@ describe('rotating a secret', () => {
     const app = await anApplication(server.database.db, { owner: member });
     const action = `/settings/applications/${app.client_id}/rotate-secret`;
     const form = await formOn(browser, '/settings/applications', action);
-    const answers = await Promise.all([repost(browser, action, form), repost(browser, action, form)]);
+    const answers = await Promise.all([browser.post(action, form), browser.post(action, form)]);
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 303]);
     const secret = revealed(answers.find((answer) => answer.status === 200)?.html ?? '') as string;
     expect(await clientAuthenticates(app.client_id, secret)).toBe(true);
@@ -214,7 +188,7 @@ describe('rotating a secret', () => {
     const app = await anApplication(server.database.db, { owner: member });
     const action = `/settings/applications/${app.client_id}/rotate-secret`;
     const { secret_version: _version, ...form } = await formOn(browser, '/settings/applications', action);
-    const result = await repost(browser, action, form);
+    const result = await browser.post(action, form);
     expect(result.status).toBe(422);
     expect(result.html).toContain('This form is out of date');
     expect(await clientAuthenticates(app.client_id, app.client_secret as string)).toBe(true);
@@ -230,12 +204,12 @@ describe('creating something shown once', () => {
       days: '30',
     });
     expect(form.form_id).toMatch(/^[A-Za-z0-9_-]{22}$/);
-    const first = await repost(browser, '/settings/tokens', form);
+    const first = await browser.post('/settings/tokens', form);
     expect(first.status).toBe(201);
     const token = revealed(first.html) as string;
-    expect(await introspect(token)).toMatchObject({ active: true });
+    expect(await introspectAsApi(server, token)).toMatchObject({ active: true });
 
-    const again = await repost(browser, '/settings/tokens', form);
+    const again = await browser.post('/settings/tokens', form);
     expect(again.status).toBe(303);
     expect(again.location).toBe('/settings/tokens?notice=already_created');
     const page = await browser.get(again.location as string);
@@ -252,10 +226,7 @@ describe('creating something shown once', () => {
   it('creates one token when the same form arrives twice at once; the loser leaves no live token behind', async () => {
     const { member, browser } = await signedIn();
     const form = await formOn(browser, '/settings/tokens', '/settings/tokens', { name: 'twice', scopes: '*' });
-    const answers = await Promise.all([
-      repost(browser, '/settings/tokens', form),
-      repost(browser, '/settings/tokens', form),
-    ]);
+    const answers = await Promise.all([browser.post('/settings/tokens', form), browser.post('/settings/tokens', form)]);
     expect(answers.map((answer) => answer.status).sort()).toEqual([201, 303]);
     expect(await server.database.db('personal_access_tokens').where({ member_id: member.id })).toHaveLength(1);
     const live = await server.database
@@ -272,10 +243,10 @@ describe('creating something shown once', () => {
       name: 'Once only',
       redirect_uris: 'http://localhost:4999/callback',
     });
-    const first = await repost(browser, '/settings/applications', form);
+    const first = await browser.post('/settings/applications', form);
     expect(first.status).toBe(201);
     const secret = revealed(first.html) as string;
-    const again = await repost(browser, '/settings/applications', form);
+    const again = await browser.post('/settings/applications', form);
     expect(again.status).toBe(303);
     expect(again.location).toBe('/settings/applications?notice=already_registered');
     expect(again.html).not.toContain(secret);
@@ -291,7 +262,7 @@ describe('creating something shown once', () => {
       name: 'no id',
       scopes: '*',
     });
-    const result = await repost(browser, '/settings/tokens', form);
+    const result = await browser.post('/settings/tokens', form);
     expect(result.status).toBe(422);
     expect(result.html).toContain('This form is out of date');
     expect(await server.database.db('personal_access_tokens').where({ member_id: member.id })).toHaveLength(0);
@@ -311,7 +282,7 @@ describe('a form sent after the session ended', () => {
     const { member, browser } = await signedIn();
     const form = await formOn(browser, page, '/logout');
     await server.database.db('member_sessions').where({ member_id: member.id }).delete();
-    const result = await repost(browser, action, form);
+    const result = await browser.post(action, form);
     expect(result.status).toBe(303);
     expect(result.location).toBe(`/login?return_to=${encodeURIComponent(page)}`);
   });

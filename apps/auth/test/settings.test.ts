@@ -4,7 +4,7 @@ import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import { authorizeInBrowser, launchBrowser } from './support/browser';
 import { type CallbackServer, startCallbackServer } from './support/callback-server';
 import { aMember, type TestMember } from './support/factories';
-import { authorizeUrl, discover, tokenRequest } from './support/oauth-client';
+import { authorizeUrl, discover, introspectAsApi, tokenRequest } from './support/oauth-client';
 
 let server: RunningAuthServer;
 let browser: Browser;
@@ -24,18 +24,6 @@ afterAll(async () => {
   await callbacks?.close();
   await server?.stop();
 });
-
-const introspect = async (token: string) => {
-  const { introspectionClientId, introspectionClientSecret } = server.config.secrets;
-  const response = await fetch(`${server.baseUrl}/oauth/introspect`, {
-    method: 'POST',
-    headers: {
-      authorization: `Basic ${Buffer.from(`${introspectionClientId}:${introspectionClientSecret}`).toString('base64')}`,
-    },
-    body: new URLSearchParams({ token }),
-  });
-  return (await response.json()) as Record<string, unknown>;
-};
 
 async function submit(selector: string) {
   await Promise.all([
@@ -82,7 +70,7 @@ describe('developer settings in the browser', () => {
     });
     expect(exchange.status).toBe(200);
     const accessToken = exchange.body.access_token as string;
-    expect(await introspect(accessToken)).toMatchObject({ active: true, sub: String(member.id) });
+    expect(await introspectAsApi(server, accessToken)).toMatchObject({ active: true, sub: String(member.id) });
 
     // The approval is listed under Authorized apps; revoking it kills the token at once.
     await page.goto(`${server.baseUrl}/settings/authorized-apps`);
@@ -91,7 +79,7 @@ describe('developer settings in the browser', () => {
     expect(page.url()).toBe(`${server.baseUrl}/settings/authorized-apps?notice=revoked`);
     expect(await page.locator('[role="status"]').innerText()).toContain("The application's access was revoked");
     expect(await page.locator('main').innerText()).toContain('You have not authorized any application.');
-    expect(await introspect(accessToken)).toEqual({ active: false });
+    expect(await introspectAsApi(server, accessToken)).toEqual({ active: false });
 
     // Rotating the secret: the old one stops working.
     await page.goto(`${server.baseUrl}/settings/applications`);
@@ -151,7 +139,7 @@ describe('developer settings in the browser', () => {
     expect(await page.locator('[role="status"]').innerText()).toContain('This form already created its token');
     expect(await page.locator('#revealed-secret').count()).toBe(0);
     expect(await page.locator('tr', { hasText: 'backup script' }).count()).toBe(1);
-    const introspected = await introspect(token);
+    const introspected = await introspectAsApi(server, token);
     expect(introspected).toMatchObject({
       active: true,
       sub: String(member.id),
@@ -168,7 +156,7 @@ describe('developer settings in the browser', () => {
     expect(page.url()).toBe(`${server.baseUrl}/settings/tokens?notice=revoked`);
     expect(await page.locator('[role="status"]').innerText()).toContain('The token was revoked');
     expect(await page.locator('tr', { hasText: 'backup script' }).innerText()).toContain('Revoked');
-    expect(await introspect(token)).toEqual({ active: false });
+    expect(await introspectAsApi(server, token)).toEqual({ active: false });
   });
 
   it('never issues a personal token for longer than 60 days', async () => {
@@ -235,7 +223,7 @@ describe('developer settings in the browser', () => {
     expect(page.url()).toBe(`${server.baseUrl}/settings/tokens`);
     expect(await page.locator('h1').innerText()).toBe('Personal access tokens');
     // Nothing was done behind the member's back: the token is still live, its Revoke button there.
-    expect(await introspect(token.token)).toMatchObject({ active: true });
+    expect(await introspectAsApi(server, token.token)).toMatchObject({ active: true });
     expect(await page.locator('button[aria-label="Revoke kept"]').count()).toBe(1);
   });
 

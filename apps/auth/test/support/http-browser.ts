@@ -12,6 +12,14 @@ export interface HttpBrowser {
     action: string,
     fields: Record<string, string>,
   ): Promise<{ status: number; location: string | null; html: string }>;
+  /**
+   * Posts exactly these fields to `action`, with this browser's cookies and without loading a
+   * page first: what a reload of a form's answer sends again, or a forged request.
+   */
+  post(
+    action: string,
+    fields: Record<string, string>,
+  ): Promise<{ status: number; location: string | null; html: string }>;
   signIn(email: string, password: string): Promise<void>;
 }
 
@@ -44,12 +52,14 @@ export function httpBrowser(baseUrl: string, userAgent = 'TestBrowser/1.0'): Htt
       const page = await send(formPage);
       const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)?.[1];
       if (!csrf) throw new Error(`no CSRF token on ${formPage} (status ${page.status})`);
-      return send(action, {
+      return browser.post(action, { csrf, ...hiddenFields(page.html, action), ...fields });
+    },
+    post: (action, fields) =>
+      send(action, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ csrf, ...hiddenFields(page.html, action), ...fields }).toString(),
-      });
-    },
+        body: new URLSearchParams(fields).toString(),
+      }),
     async signIn(email, password) {
       const result = await browser.submit('/login', '/login?return_to=%2Fsettings%2Fsessions', { email, password });
       if (result.status !== 303) throw new Error(`sign-in answered ${result.status}`);

@@ -1,4 +1,5 @@
 import * as oauth from 'oauth4webapi';
+import type { RunningAuthServer } from './auth-server';
 import type { TestApplication } from './factories';
 
 /** oauth4webapi, as a client developer would use it, against the test server (plain http). */
@@ -38,3 +39,25 @@ export async function tokenRequest(as: oauth.AuthorizationServer, form: Record<s
 }
 
 export { oauth };
+
+/**
+ * Introspects `token` as the contacts API does: its own client credentials, HTTP Basic with the
+ * RFC 6749 §2.3.1 encoding. Anything but 200 fails the test.
+ */
+export async function introspectAsApi(
+  server: Pick<RunningAuthServer, 'baseUrl' | 'config'>,
+  token: string,
+): Promise<{ active: boolean } & Record<string, unknown>> {
+  const { introspectionClientId, introspectionClientSecret } = server.config.secrets;
+  const credentials = `${encodeURIComponent(introspectionClientId)}:${encodeURIComponent(introspectionClientSecret)}`;
+  const response = await fetch(`${server.baseUrl}/oauth/introspect`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(credentials).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: new URLSearchParams({ token }),
+  });
+  if (response.status !== 200) throw new Error(`/oauth/introspect answered ${response.status}`);
+  return (await response.json()) as { active: boolean } & Record<string, unknown>;
+}
