@@ -47,7 +47,7 @@ describe('registered applications as the authorization server reads them', () =>
 
     const rotated = await rotateClientSecret(server.database.db, app.owner.id, app.client_id);
     expect(await eventually(async () => (await authenticates(app.client_id, oldSecret)) === 401)).toBe(true);
-    expect(await authenticates(app.client_id, rotated.client_secret as string)).toBe(200);
+    expect(await authenticates(app.client_id, rotated?.client_secret as string)).toBe(200);
   });
 
   it('forgets an application another process deleted', async () => {

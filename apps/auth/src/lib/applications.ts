@@ -3,18 +3,13 @@ import {
   type Database,
   findOAuthClient,
   findOAuthClientByFormId,
-  findOwnedOAuthClient,
   isDuplicateFormId,
   listGrantsOfMember,
   type MemberGrantRow,
-  replaceOAuthClientSecret,
-  revokeOidcModels,
   setOAuthClientFormId,
 } from '@contacts/db';
 import { API_DOCS_CLIENT_NAME } from './api-docs-client';
-import { generateClientSecret, hashClientSecret, secretVersion } from './client-secrets';
 import { type RegisteredClient, registerClient } from './registered-applications';
-import { InputError } from './validation';
 
 /** What the member is shown about an application: its name and, unless built in, its owner. */
 export interface ApplicationSummary {
@@ -56,38 +51,4 @@ export async function registerApplicationFromForm(
     if (isDuplicateFormId(error)) return undefined;
     throw error;
   }
-}
-
-/** A rotation that happened (its new secret, shown once) or that had already happened. */
-export type SecretRotation = { rotated: true; secret: string } | { rotated: false };
-
-/**
- * Rotates the secret the rotate form was rendered with (`seenVersion`, client-secrets.ts
- * secretVersion) and revokes every token issued to the client. When that secret was already
- * replaced (the form posted again) nothing happens: the new secret just shown keeps working and
- * the tokens are not revoked once more. The command line rotates unconditionally
- * (registered-applications.ts rotateClientSecret).
- */
-export async function rotateSecretOnce(
-  db: Database,
-  ownerId: number,
-  clientId: string,
-  seenVersion: unknown,
-): Promise<SecretRotation> {
-  const client = await findOwnedOAuthClient(db, ownerId, clientId);
-  if (!client) throw new InputError('No such application.', 'client_id');
-  const current = client.secret_hash;
-  if (client.is_public || !current) throw new InputError('A public application has no secret to rotate.', 'client_id');
-  if (typeof seenVersion !== 'string' || seenVersion === '') {
-    throw new InputError('This form is out of date: reload the page and try again.', 'secret_version');
-  }
-  if (seenVersion !== secretVersion(current)) return { rotated: false };
-  const secret = generateClientSecret();
-  const rotated = await db.transaction(async (trx) => {
-    // Only if the secret is still the one this form saw: of two submissions at once, one rotates.
-    if (!(await replaceOAuthClientSecret(trx, clientId, current, hashClientSecret(secret)))) return false;
-    await revokeOidcModels(trx, { clientId });
-    return true;
-  });
-  return rotated ? { rotated: true, secret } : { rotated: false };
 }

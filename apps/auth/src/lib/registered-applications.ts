@@ -6,10 +6,10 @@ import {
   insertOAuthClient,
   listOAuthClientsOf,
   type OAuthClientRow,
+  replaceOAuthClientSecret,
   revokeOidcModels,
-  updateOAuthClientSecret,
 } from '@contacts/db';
-import { generateClientId, generateClientSecret, hashClientSecret } from './client-secrets';
+import { generateClientId, generateClientSecret, hashClientSecret, secretVersion } from './client-secrets';
 import { InputError, requirePositiveInteger, requireText } from './validation';
 
 /** What a member sees once, right after registering an application or rotating its secret. */
@@ -104,17 +104,32 @@ export function listClients(db: Database, ownerId: number): Promise<OAuthClientR
   return listOAuthClientsOf(db, ownerId);
 }
 
-/** A new secret (shown once); the old one stops working and every token issued to the client is revoked. */
-export async function rotateClientSecret(db: Database, ownerId: number, clientId: string): Promise<RegisteredClient> {
+/**
+ * Gives a confidential application a new secret (returned, shown once) and revokes every token
+ * issued to it, in one transaction. The secret is replaced only while it is still the one read
+ * here, so of two rotations at once one wins; with `ifVersion` (the settings form's
+ * secret_version, client-secrets.ts secretVersion), only while it is still the one the form was
+ * rendered with, so that a form posted again rotates nothing. Undefined when the secret had
+ * already changed: nothing was rotated or revoked, and the secret shown last keeps working.
+ */
+export async function rotateClientSecret(
+  db: Database,
+  ownerId: number,
+  clientId: string,
+  ifVersion?: string,
+): Promise<RegisteredClient | undefined> {
   const client = await findOwnedOAuthClient(db, ownerId, clientId);
   if (!client) throw new InputError('No such application.', 'client_id');
-  if (client.is_public) throw new InputError('A public application has no secret to rotate.', 'client_id');
+  const current = client.secret_hash;
+  if (client.is_public || !current) throw new InputError('A public application has no secret to rotate.', 'client_id');
+  if (ifVersion !== undefined && ifVersion !== secretVersion(current)) return undefined;
   const secret = generateClientSecret();
-  await db.transaction(async (trx) => {
-    await updateOAuthClientSecret(trx, clientId, hashClientSecret(secret));
+  const rotated = await db.transaction(async (trx) => {
+    if (!(await replaceOAuthClientSecret(trx, clientId, current, hashClientSecret(secret)))) return false;
     await revokeOidcModels(trx, { clientId });
+    return true;
   });
-  return { client_id: clientId, client_secret: secret, redirect_uris: client.redirect_uris };
+  return rotated ? { client_id: clientId, client_secret: secret, redirect_uris: client.redirect_uris } : undefined;
 }
 
 /** Deletes the application and revokes every token, code and consent issued to it. */

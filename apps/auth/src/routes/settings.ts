@@ -3,11 +3,11 @@ import { isRowId, listAuditEventsOf, type PublicMember } from '@contacts/db';
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { CsrfState } from '../http/csrf';
-import { listAuthorizedApplications, registerApplicationFromForm, rotateSecretOnce } from '../lib/applications';
+import { listAuthorizedApplications, registerApplicationFromForm } from '../lib/applications';
 import { revokeAuthorizedApp } from '../lib/authorized-apps';
 import { currentMember } from '../lib/member-sessions';
 import { PERSONAL_TOKEN_MAX_DAYS } from '../lib/personal-tokens';
-import { deleteClient, listClients } from '../lib/registered-applications';
+import { deleteClient, listClients, rotateClientSecret } from '../lib/registered-applications';
 import { InputError } from '../lib/validation';
 import type { AuthServices } from '../services';
 import { html } from '../views/html';
@@ -144,11 +144,15 @@ export function settingsRoutes(services: AuthServices): Router {
   router.post('/applications/:clientId/rotate-secret', formBody, (ctx) =>
     attempt(ctx, 'applications', async () => {
       const clientId = ctx.params.clientId as string;
-      const rotation = await rotateSecretOnce(db, memberId(ctx), clientId, body(ctx).secret_version);
-      if (!rotation.rotated) return { seeOther: 'already_rotated' };
+      const seenVersion = body(ctx).secret_version;
+      if (typeof seenVersion !== 'string' || seenVersion === '') {
+        throw new InputError('This form is out of date: reload the page and try again.', 'secret_version');
+      }
+      const rotated = await rotateClientSecret(db, memberId(ctx), clientId, seenVersion);
+      if (!rotated) return { seeOther: 'already_rotated' };
       clients.forget(clientId);
       await audit('application.secret_rotated', { memberId: memberId(ctx), clientId, ip: ctx.ip });
-      return { revealed: { label: 'New client secret', value: rotation.secret } };
+      return { revealed: { label: 'New client secret', value: rotated.client_secret ?? '' } };
     }),
   );
   router.post('/applications/:clientId/delete', formBody, (ctx) =>

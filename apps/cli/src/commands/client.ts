@@ -1,4 +1,4 @@
-import { deleteClient, registerClient, rotateClientSecret } from '@contacts/auth';
+import { deleteClient, InputError, registerClient, rotateClientSecret } from '@contacts/auth';
 import { findOAuthClient, listOAuthClientsPage, type OAuthClientRow } from '@contacts/db';
 import { type CommandContext, UsageError } from '../cli-context';
 import { optionalRowIdFlag, textFlag } from '../flags';
@@ -92,6 +92,7 @@ export const clientCommands: Record<string, Command> = {
     run: async (values, context) => {
       const client = await existingClient(values, context);
       const rotated = await rotateClientSecret(context.db, client.owner_id, client.client_id);
+      if (!rotated) throw new InputError('The secret was rotated meanwhile; run the command again.', 'client');
       await context.audit('application.secret_rotated', {
         memberId: client.owner_id,
         clientId: client.client_id,

@@ -65,13 +65,9 @@ export async function listOAuthClientsOf(db: Database, ownerId: number): Promise
   return db<OAuthClientRow>('oauth_clients').select(CLIENT_COLUMNS).where({ owner_id: ownerId }).orderBy('created_at');
 }
 
-export async function updateOAuthClientSecret(db: Database, clientId: string, secretHash: string): Promise<void> {
-  await db('oauth_clients').where({ client_id: clientId }).update({ secret_hash: secretHash, updated_at: db.fn.now() });
-}
-
 /**
- * Replaces the secret only if it is still `expectedHash`: of two submissions of the same
- * rotate form, one rotates and the other finds the secret already changed (false).
+ * Replaces the secret only if it is still `expectedHash`: of two rotations at once, one
+ * rotates and the other finds the secret already changed (false).
  */
 export async function replaceOAuthClientSecret(
   db: Database,
