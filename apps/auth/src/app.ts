@@ -7,6 +7,7 @@ import type { Configuration } from 'oidc-provider';
 import type { AuthConfig } from './config';
 import { csrfSeed } from './http/csrf';
 import { databaseOutage } from './http/database-outage';
+import { errorAnswers } from './http/error-answers';
 import { refusePlainHttp } from './http/plain-http-refusal';
 import { securityHeaders } from './http/security-headers';
 import { unknownMethods } from './http/unknown-methods';
@@ -82,6 +83,7 @@ export async function createAuthServer({
   app.use(healthEndpoints({ database: () => databaseProblem(db) }));
   app.use(refusePlainHttp(config.secureCookies, logger));
   app.use(securityHeaders);
+  app.use(errorAnswers);
   app.use(unknownMethods);
   app.use(databaseOutage(provider, logger));
   app.use(assets);

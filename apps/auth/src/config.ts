@@ -2,6 +2,7 @@ import {
   integerFrom,
   type JanitorSettings,
   janitorSettingsFrom,
+  LONGEST_LIFETIME_SECONDS,
   loadSharedSecrets,
   portFrom,
   type RateLimit,
@@ -47,12 +48,13 @@ export async function loadAuthConfig(env: NodeJS.ProcessEnv, defaults: { port: n
   const settings = {
     issuer,
     port,
-    accessTokenTtl: integerFrom(env, 'ACCESS_TOKEN_TTL', 14 * DAY),
-    refreshTokenTtl: integerFrom(env, 'REFRESH_TOKEN_TTL', 30 * DAY),
-    grantTtl: integerFrom(env, 'GRANT_TTL', 365 * DAY),
+    accessTokenTtl: integerFrom(env, 'ACCESS_TOKEN_TTL', 14 * DAY, 1, LONGEST_LIFETIME_SECONDS),
+    refreshTokenTtl: integerFrom(env, 'REFRESH_TOKEN_TTL', 30 * DAY, 1, LONGEST_LIFETIME_SECONDS),
+    grantTtl: integerFrom(env, 'GRANT_TTL', 365 * DAY, 1, LONGEST_LIFETIME_SECONDS),
     secureCookies: issuer.startsWith('https://'),
     tokenRateLimit: rateLimitFrom(env, 'TOKEN_RATE_LIMIT', 300),
-    refreshTokenReuseGrace: integerFrom(env, 'REFRESH_TOKEN_REUSE_GRACE_SECONDS', 0, 0),
+    // A grace of more than a minute is no longer a retry window but a second valid token (RFC 9700 §4.14.2).
+    refreshTokenReuseGrace: integerFrom(env, 'REFRESH_TOKEN_REUSE_GRACE_SECONDS', 0, 0, 60),
     janitor: janitorSettingsFrom(env),
     runtime: serviceRuntimeFrom(env),
   };

@@ -7,6 +7,12 @@ export * from './lib/groups';
 export * from './lib/members';
 export { hashSecret, verifySecret } from './lib/passwords';
 export { type CreatedPersonalToken, PERSONAL_TOKEN_MAX_DAYS, type PersonalTokens } from './lib/personal-tokens';
-export { deleteClient, registerClient, rotateClientSecret, validateRedirectUri } from './lib/registered-applications';
+export {
+  deleteClient,
+  registerClient,
+  rotateClientSecret,
+  updateClient,
+  validateRedirectUri,
+} from './lib/registered-applications';
 export { InputError, requirePassword } from './lib/validation';
 export { CONTACTS_API_RESOURCE, SCOPE_DESCRIPTIONS, SUPPORTED_SCOPES } from './provider/scopes';

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError } from '@contacts/config';
+import { ConfigError, generateSecrets, secretsEnvironment } from '@contacts/config';
+import { describeDatabaseRefusalsAtStart } from '@contacts/db/testing';
 import { describe, expect, it } from 'vitest';
 import { loadAuthConfig } from '../src/config';
 
@@ -15,6 +16,26 @@ describe('the auth configuration', () => {
     ['ACCESS_TOKEN_TTL', '1.5', 'ACCESS_TOKEN_TTL must be an integer >= 1, got "1.5"'],
     ['TOKEN_RATE_LIMIT', '-1', 'TOKEN_RATE_LIMIT must be an integer >= 0, got "-1"'],
     ['PUBLIC_URL', 'localhost', 'PUBLIC_URL must be an absolute http or https URL, got "localhost"'],
+    // Values that started and then failed: a stack trace at start, or 500s and dead links later.
+    ['PUBLIC_URL', 'http://localhost:4227/?x=1', 'PUBLIC_URL must be an origin only'],
+    ['PUBLIC_URL', 'http://localhost:4227#x', 'PUBLIC_URL must be an origin only'],
+    ['PUBLIC_URL', 'http://localhost:4219/base', 'PUBLIC_URL must be an origin only'],
+    [
+      'PUBLIC_URL',
+      'http://u:p@localhost:4220',
+      'PUBLIC_URL must not contain a user name or password, got "http://…@localhost:4220"',
+    ],
+    ['GRANT_TTL', '99999999999999', 'GRANT_TTL must be an integer <= 316224000, got "99999999999999"'],
+    ['ACCESS_TOKEN_TTL', '99999999999999', 'ACCESS_TOKEN_TTL must be an integer <= 316224000'],
+    ['REFRESH_TOKEN_TTL', '99999999999999', 'REFRESH_TOKEN_TTL must be an integer <= 316224000'],
+    [
+      'REFRESH_TOKEN_REUSE_GRACE_SECONDS',
+      '99999999999999',
+      'REFRESH_TOKEN_REUSE_GRACE_SECONDS must be an integer <= 60',
+    ],
+    ['SHUTDOWN_TIMEOUT', '99999999999', 'SHUTDOWN_TIMEOUT must be an integer <= 2147483'],
+    ['TOKEN_RATE_LIMIT_WINDOW', '99999999999999', 'TOKEN_RATE_LIMIT_WINDOW must be an integer <= 316224000'],
+    ['DB_POOL_MAX', '100000', 'DB_POOL_MAX must be an integer <= 1000'],
   ])('refuses a malformed %s, naming it and the form it expects', async (name, value, message) => {
     const loading = loadAuthConfig({ [name]: value }, { port: 3001 });
     await expect(loading).rejects.toThrow(ConfigError);
@@ -31,4 +52,10 @@ describe('the auth configuration', () => {
     expect(run.status).toBe(1);
     expect(run.stderr).toBe('auth cannot start: PORT must be an integer >= 1, got "abc"\n');
   });
+});
+
+describeDatabaseRefusalsAtStart({
+  service: 'auth',
+  appDir: APP_DIR,
+  productionSecrets: async () => secretsEnvironment(await generateSecrets()),
 });

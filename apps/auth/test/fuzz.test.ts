@@ -337,12 +337,9 @@ function checkAnswer(generated: { request: RawRequest; endpoint: Endpoint }, res
     refusedByHttpParser += 1;
     return;
   }
-  // oidc-provider routes only POST to its OAuth endpoints (other methods: Koa's plain 404) and only
-  // GET to the metadata ones; a request it routes is an OAuth request and must get an OAuth error.
-  if (
-    (endpoint.kind === 'oauth-json' && request.method === 'POST') ||
-    (endpoint.kind === 'metadata' && request.method === 'GET')
-  ) {
+  // Any request to an OAuth endpoint or a metadata document gets an OAuth error: the provider's
+  // own for the methods it routes, 405 with one for the others (http/endpoint-methods.ts).
+  if (endpoint.kind === 'oauth-json' || endpoint.kind === 'metadata') {
     let parsed: { error?: unknown; error_description?: unknown } | undefined;
     try {
       parsed = JSON.parse(response.text);

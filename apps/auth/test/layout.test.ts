@@ -33,6 +33,8 @@ let browser: Browser;
 let callbacks: CallbackServer;
 let member: TestMember;
 let axeSource: string;
+/** An application's edit form: a page of its own under /settings/applications. */
+let editPage: string;
 
 beforeAll(async () => {
   server = await startAuthServer();
@@ -48,6 +50,7 @@ beforeAll(async () => {
     name: 'Quarterly membership reconciliation exporter',
     redirectUris: [callbacks.redirectUri, 'https://reconciliation.members.example.org/oauth/callback/production'],
   });
+  editPage = `/settings/applications/${client.client_id}`;
   await server.auth.personalTokens.create(member.id, { name: 'Nightly contacts export', scopes: '*' });
   // Names as long as allowed, without a space to break at: they wrap instead of widening the page.
   const unbroken = 'Exporter'.repeat(13).slice(0, 100);
@@ -129,6 +132,15 @@ describe.each(WIDTHS)('member pages at $name width ($width px)', ({ name, width,
       await check(page, path, name);
       // Each settings page with a table shows at least one row (the narrow layout is tested with content).
       if (path !== '/settings/password') expect(await page.locator('table tbody tr').count()).toBeGreaterThan(0);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("an application's edit form fits the width and has no accessibility violation", async () => {
+    const context = await browser.newContext({ viewport: { width, height } });
+    try {
+      await check(await signedIn(context), editPage, name);
     } finally {
       await context.close();
     }

@@ -1,9 +1,11 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listAuthorizedApplications } from '../src/lib/applications';
+import { revokeAuthorizedApp } from '../src/lib/authorized-apps';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import { authorizeInBrowser, launchBrowser } from './support/browser';
 import { type CallbackServer, startCallbackServer } from './support/callback-server';
-import { aMember, anApplication, type TestApplication, type TestMember } from './support/factories';
+import { aMember, anAccessToken, anApplication, type TestApplication, type TestMember } from './support/factories';
 import { authorizeUrl, discover, insecure, introspectAsApi, oauth, tokenRequest } from './support/oauth-client';
 
 let server: RunningAuthServer;
@@ -52,6 +54,17 @@ async function obtainTokens(options: { application?: TestApplication; scope?: st
   }
 }
 
+/** A refresh by the test application, as oauth4webapi sends it (client_secret_post). */
+async function refreshAsApp(refreshToken: string, additionalParameters?: Record<string, string>) {
+  const client: oauth.Client = { client_id: app.client_id };
+  const auth = oauth.ClientSecretPost(app.client_secret as string);
+  return oauth.processRefreshTokenResponse(
+    as,
+    client,
+    await oauth.refreshTokenGrantRequest(as, client, auth, refreshToken, { additionalParameters, ...insecure }),
+  );
+}
+
 describe('the authorization-code flow, driven by a real browser and oauth4webapi', () => {
   it('publishes metadata that points at every endpoint (RFC 8414)', async () => {
     expect(as).toMatchObject({
@@ -64,6 +77,15 @@ describe('the authorization-code flow, driven by a real browser and oauth4webapi
       authorization_response_iss_parameter_supported: true,
     });
     expect(as.scopes_supported).toEqual(expect.arrayContaining(['*', 'contacts:read', 'contacts:write']));
+    // Every client authentication the endpoints take is advertised for each (absent means Basic only).
+    const methods = ['client_secret_basic', 'client_secret_post', 'none'];
+    expect(as.token_endpoint_auth_methods_supported).toEqual(methods);
+    expect(as.revocation_endpoint_auth_methods_supported).toEqual(methods);
+    expect(as.introspection_endpoint_auth_methods_supported).toEqual(methods);
+    // No ID tokens here: nothing about them in the OAuth metadata.
+    for (const field of ['id_token_signing_alg_values_supported', 'claims_supported', 'subject_types_supported']) {
+      expect(as).not.toHaveProperty(field);
+    }
     const openid = await (await fetch(`${server.baseUrl}/.well-known/openid-configuration`)).json();
     expect(openid).toMatchObject({ token_endpoint: `${server.baseUrl}/oauth/token` });
   });
@@ -175,18 +197,7 @@ describe('the authorization-code flow, driven by a real browser and oauth4webapi
   it('rotates the refresh token on every refresh, and treats reuse of a rotated one as theft', async () => {
     const { exchange } = await obtainTokens();
     const first = exchange.body as { access_token: string; refresh_token: string };
-    const client: oauth.Client = { client_id: app.client_id };
-    const auth = oauth.ClientSecretPost(app.client_secret as string);
-
-    const refresh = async (refreshToken: string) =>
-      oauth.processRefreshTokenResponse(
-        as,
-        client,
-        await oauth.refreshTokenGrantRequest(as, client, auth, refreshToken, {
-          additionalParameters: { scope: '*' },
-          ...insecure,
-        }),
-      );
+    const refresh = (refreshToken: string) => refreshAsApp(refreshToken, { scope: '*' });
     const second = await refresh(first.refresh_token);
     const third = await refresh(second.refresh_token as string);
     expect(new Set([first.refresh_token, second.refresh_token, third.refresh_token]).size).toBe(3);
@@ -282,6 +293,51 @@ describe('the authorization-code flow, driven by a real browser and oauth4webapi
     expect(introspection.headers.getSetCookie()).toEqual([]);
   });
 
+  it("keeps each sign-in's tokens apart: one install signing out or replaying a refresh token leaves the others working", async () => {
+    const client: oauth.Client = { client_id: app.client_id };
+    const auth = oauth.ClientSecretPost(app.client_secret as string);
+    const refresh = (refreshToken: string) => refreshAsApp(refreshToken);
+    const revoke = async (token: string) =>
+      oauth.processRevocationResponse(await oauth.revocationRequest(as, client, auth, token, insecure));
+    // Two browsers (a phone and a laptop): the second is not asked to consent again.
+    const phone = (await obtainTokens()).exchange.body as { access_token: string; refresh_token: string };
+    // The approval is older than this test: its consent has ten days left.
+    const tenDays = Math.floor(Date.now() / 1000) + 10 * 24 * 3600;
+    await server.database.db.raw(
+      `update oidc_models set expires_at = to_timestamp(?), payload = jsonb_set(payload, '{exp}', to_jsonb(?::bigint))
+        where model = 'Grant' and account_id = ? and client_id = ?`,
+      [tenDays, tenDays, String(member.id), app.client_id],
+    );
+    const laptop = (await obtainTokens()).exchange.body as { access_token: string; refresh_token: string };
+    const tablet = (await obtainTokens()).exchange.body as { access_token: string; refresh_token: string };
+
+    // The phone's app signs out (RFC 7009): its tokens end, the laptop's do not.
+    await revoke(phone.refresh_token);
+    expect(await introspectAsApi(server, phone.access_token)).toEqual({ active: false });
+    expect(await introspectAsApi(server, laptop.access_token)).toMatchObject({ active: true });
+
+    // The laptop's rotated-away refresh token is replayed (theft): the laptop's chain ends, the tablet's does not.
+    const rotated = await refresh(laptop.refresh_token);
+    await expect(refresh(laptop.refresh_token)).rejects.toMatchObject({ error: 'invalid_grant' });
+    expect(await introspectAsApi(server, rotated.access_token)).toEqual({ active: false });
+    expect(await introspectAsApi(server, tablet.access_token)).toMatchObject({ active: true });
+    expect((await refresh(tablet.refresh_token)).access_token).toBeTruthy();
+
+    // Each install's grant ends when the consent they copy does (GRANT_TTL counts from the approval).
+    const grantExpiries = await server.database
+      .db('oidc_models')
+      .where({ model: 'Grant', account_id: String(member.id), client_id: app.client_id })
+      .pluck('expires_at');
+    for (const expiry of grantExpiries as Date[]) expect(Math.abs(expiry.getTime() / 1000 - tenDays)).toBeLessThan(60);
+
+    // The member sees the application once, and withdrawing its access ends every install's tokens.
+    const apps = await listAuthorizedApplications(server.database.db, member.id);
+    expect(apps.filter((listed) => listed.client_id === app.client_id)).toHaveLength(1);
+    await revokeAuthorizedApp(server.database.db, member.id, app.client_id);
+    const after = await refresh(tablet.refresh_token).catch((error: unknown) => error);
+    expect(after).toMatchObject({ error: 'invalid_grant' });
+  });
+
   it("lets a client introspect its own tokens but not another client's", async () => {
     const { exchange } = await obtainTokens();
     const other = await anApplication(server.database.db, { name: 'Nosy app', redirectUri: callbacks.redirectUri });
@@ -299,5 +355,18 @@ describe('the authorization-code flow, driven by a real browser and oauth4webapi
       );
     expect(await ask(app)).toMatchObject({ active: true });
     expect(await ask(other)).toEqual({ active: false });
+  });
+
+  it('tells a public client nothing, not even about its own tokens (it cannot authenticate)', async () => {
+    const spa = await anApplication(server.database.db, { name: 'Single-page app', public: true });
+    const token = await anAccessToken(server.auth.provider, { memberId: member.id, clientId: spa.client_id });
+    const response = await fetch(`${server.baseUrl}/oauth/introspect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token, client_id: spa.client_id }),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ active: false });
+    expect(await introspectAsApi(server, token)).toMatchObject({ active: true, client_id: spa.client_id });
   });
 });

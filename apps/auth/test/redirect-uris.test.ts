@@ -79,3 +79,53 @@ describe('redirect URI registration', () => {
     expect(await server.database.db('oauth_clients').where({ name: 'NUL app' }).first()).toBeUndefined();
   });
 });
+
+describe('native apps (RFC 8252)', () => {
+  const registerPublic = (redirectUris: string[]) =>
+    registerClient(server.database.db, { ownerId: owner.id, name: 'Native app', redirectUris, isPublic: true });
+
+  /** The authorization endpoint's answer to this client and redirect URI: 303 onwards, or 400. */
+  const authorizationStatus = async (clientId: string, redirectUri: string) =>
+    (
+      await fetch(
+        `${server.baseUrl}/oauth/authorize?${new URLSearchParams({
+          client_id: clientId,
+          redirect_uri: redirectUri,
+          response_type: 'code',
+          scope: 'contacts:read',
+          state: 'native',
+          code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+          code_challenge_method: 'S256',
+        })}`,
+        { redirect: 'manual' },
+      )
+    ).status;
+
+  it('lets a public app register a private-use scheme (reverse domain name), and nobody else', async () => {
+    const client = await registerPublic(['com.example.app:/oauth2redirect']);
+    expect(client.redirect_uris).toEqual(['com.example.app:/oauth2redirect']);
+    expect(await authorizationStatus(client.client_id, 'com.example.app:/oauth2redirect')).toBe(303);
+    expect(await refusal('com.example.app:/oauth2redirect')).toContain('must use https');
+    for (const uri of ['javascript:alert(1)', 'myapp:/cb', 'data:text/plain;x', 'file:///etc/passwd']) {
+      await expect(registerPublic([uri])).rejects.toThrow('must use https');
+    }
+    await expect(registerPublic(['com.example.app:/cb', 'https://localhost/cb'])).rejects.toThrow(
+      'cannot be registered beside a private-use scheme',
+    );
+  });
+
+  it('accepts any port on a public app’s loopback redirect URI, as a native app picks a free one each time (§7.3)', async () => {
+    const client = await registerPublic(['http://127.0.0.1/native', 'https://app.example/cb']);
+    expect(await authorizationStatus(client.client_id, 'http://127.0.0.1:51234/native')).toBe(303);
+    expect(await authorizationStatus(client.client_id, 'http://127.0.0.1/native')).toBe(303);
+    // Only the port varies: the path must still match exactly.
+    expect(await authorizationStatus(client.client_id, 'http://127.0.0.1:51234/other')).toBe(400);
+    expect(await authorizationStatus(client.client_id, 'https://app.example:8443/cb')).toBe(400);
+  });
+
+  it('keeps a confidential app’s loopback redirect URI exact, port included', async () => {
+    const client = await register(['http://127.0.0.1:4999/cb']);
+    expect(await authorizationStatus(client.client_id, 'http://127.0.0.1:4999/cb')).toBe(303);
+    expect(await authorizationStatus(client.client_id, 'http://127.0.0.1:5000/cb')).toBe(400);
+  });
+});

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import { aMember, anAccessToken, anApplication, type TestMember } from './support/factories';
-import { type HttpBrowser, hiddenFields, httpBrowser } from './support/http-browser';
+import { aSignedInMember, type HttpBrowser, hiddenFields, httpBrowser } from './support/http-browser';
 import { discover, introspectAsApi, tokenRequest } from './support/oauth-client';
 
 /**
@@ -15,12 +15,7 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.stop());
 
-async function signedIn(): Promise<{ member: TestMember; browser: HttpBrowser }> {
-  const member = await aMember(server.database.db);
-  const browser = httpBrowser(server.baseUrl);
-  await browser.signIn(member.email, member.password);
-  return { member, browser };
-}
+const signedIn = () => aSignedInMember(server);
 
 /** The form a page shows, with its hidden fields, as a browser would post it. */
 async function formOn(browser: HttpBrowser, page: string, action: string, fields: Record<string, string> = {}) {

@@ -1,13 +1,19 @@
 import { type Audit, auditTrail } from '@contacts/auth';
 import { createLogger, databaseSettingsFrom } from '@contacts/config';
-import { type Database, dataDirectory, openServiceDatabase, pendingMigrations } from '@contacts/db';
-import { explainDatabaseFailure } from './database-failure';
+import {
+  type Database,
+  DatabaseNotReadyError,
+  dataDirectory,
+  explainDatabaseFailure,
+  openServiceDatabase,
+  requireCurrentSchema,
+} from '@contacts/db';
 
 /** A mistake in the command line or its values: reported on stderr, exit code 2, nothing written. */
 export class UsageError extends Error {}
 
 /** The database could not be opened or is not ready for the command: one paragraph on stderr, exit code 1. */
-export class DatabaseNotReadyError extends Error {}
+export { DatabaseNotReadyError };
 
 export interface CommandContext {
   db: Database;
@@ -32,33 +38,22 @@ export async function withCommandContext<T>(
   work: (context: CommandContext) => Promise<T>,
 ): Promise<T> {
   const settings = { ...databaseSettingsFrom(env), dataDir: dataDirectory(env) };
-  // The CLI logs nothing unless asked: its stdout is the command's one JSON document.
-  const logger = createLogger('cli', { ...env, LOG_LEVEL: env.LOG_LEVEL || 'silent' });
+  // The CLI logs nothing unless asked, and then on stderr: its stdout is the command's one JSON
+  // document, whatever LOG_LEVEL a deployment sets for every process (docker-compose's migrate).
+  const logger = createLogger('cli', { ...env, LOG_LEVEL: env.LOG_LEVEL || 'silent' }, process.stderr);
   // Progress (and knex's own messages) on stderr, with CLI_DEBUG=1 only.
   const log = env.CLI_DEBUG ? (message: string) => process.stderr.write(`${message}\n`) : () => {};
   const database = await openServiceDatabase({ settings, applicationName: 'cli', log }).catch((error: unknown) => {
     throw new DatabaseNotReadyError(explainDatabaseFailure(error, settings.url));
   });
   try {
-    if (options.needsCurrentSchema) await requireCurrentSchema(database.db, settings.url);
+    if (options.needsCurrentSchema)
+      await requireCurrentSchema(database.db, settings.url, {
+        needs: 'this command needs',
+        afterwards: 'run this command again',
+      });
     return await work({ db: database.db, env, audit: auditTrail(database.db, logger) });
   } finally {
     await database.close();
   }
-}
-
-async function requireCurrentSchema(db: Database, databaseUrl: string | undefined): Promise<void> {
-  // The first query on an external database: a server that is down or unknown is explained here.
-  const pending = await pendingMigrations(db).catch((error: unknown) => {
-    throw new DatabaseNotReadyError(explainDatabaseFailure(error, databaseUrl));
-  });
-  if (pending.length === 0) return;
-  const state = (await db.schema.hasTable('members'))
-    ? `is behind: ${pending.length} migration(s) not applied (${pending.join(', ')})`
-    : 'has not been migrated: it has none of the tables this command needs';
-  throw new DatabaseNotReadyError(
-    `the database in DATABASE_URL ${state}. ` +
-      'Run `pnpm -s cli migrate latest` with the same DATABASE_URL to bring it up to date (it is safe to run ' +
-      'while the services run), then run this command again.',
-  );
 }

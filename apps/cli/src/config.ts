@@ -1,5 +1,6 @@
 import { type AuthConfig, loadAuthConfig } from '@contacts/auth';
 import {
+  ConfigError,
   createLogger,
   type Logger,
   portFrom,
@@ -50,9 +51,19 @@ export async function platformSettingsFrom(env: NodeJS.ProcessEnv): Promise<Plat
     dataDir: dataDirectory(env),
     auth,
     api,
-    runtime: auth.runtime ?? serviceRuntimeFrom(servicesEnv),
+    runtime: checkedRuntime(auth.runtime ?? serviceRuntimeFrom(servicesEnv), port),
     logger,
   };
+}
+
+/** The embedded database and the product cannot listen on one port (it looked like another program's). */
+function checkedRuntime(runtime: ServiceRuntime, port: number): ServiceRuntime {
+  if (runtime.database.url === undefined && runtime.database.embeddedPort === port) {
+    throw new ConfigError(
+      `PORT and EMBEDDED_PG_PORT are both ${port}: the product and its embedded PostgreSQL need a port each`,
+    );
+  }
+  return runtime;
 }
 
 /** CLI_DEBUG=1: an unexpected error prints its stack, not only its message. */

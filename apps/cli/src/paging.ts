@@ -62,11 +62,11 @@ export function toPage<T>(
   const nextAfter = key(last);
   const filters = Object.entries(command.filters ?? {})
     .filter(([, value]) => value !== undefined)
-    .map(([flag, value]) => ` --${flag} ${value}`)
+    .map(([flag, value]) => ` --${flag}=${value}`)
     .join('');
   return {
     items,
     next_after: nextAfter,
-    next_command: `pnpm -s cli ${command.words}${filters} --limit ${limit} --after ${nextAfter}`,
+    next_command: `pnpm -s cli ${command.words}${filters} --limit ${limit} --after=${nextAfter}`,
   };
 }

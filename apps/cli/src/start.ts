@@ -8,9 +8,8 @@ import {
   serve,
 } from '@contacts/config';
 import { type ContactsApi, createContactsApi } from '@contacts/contacts-api';
-import { openServiceDatabase, type ServiceDatabase } from '@contacts/db';
+import { explainDatabaseFailure, openServiceDatabase, type ServiceDatabase } from '@contacts/db';
 import { platformSettingsFrom } from './config';
-import { explainDatabaseFailure } from './database-failure';
 
 /**
  * `pnpm start`: the whole product in one process for a developer's machine. Reads every

@@ -68,7 +68,7 @@ describe('listings', () => {
       disabled_at: null,
     });
     expect(page.next_after).toBe(b.id);
-    expect(page.next_command).toBe(`pnpm -s cli member list --limit 2 --after ${b.id}`);
+    expect(page.next_command).toBe(`pnpm -s cli member list --limit 2 --after=${b.id}`);
     const second = (await runPrinted(page.next_command ?? '')).json as Page;
     expect(second.items.map((item) => item.id)).toEqual([c.id]);
     expect(second).toMatchObject({ next_after: null, next_command: null });
@@ -164,11 +164,14 @@ describe('members', () => {
 
   it('set a new password: the old one stops working, the new one signs in, and the security log says so', async () => {
     const member = await aMember(database.db);
+    // With logging on, as docker-compose's migrate service runs the CLI: the audit line goes to
+    // stderr, stdout stays the one JSON document.
     const run = await runCli(
       ['member', 'set-password', '--member', String(member.id), '--password', 'new password 1'],
-      env,
+      { ...env, LOG_LEVEL: 'info' },
     );
     expect(run.json).toEqual({ id: member.id, password_changed: true });
+    expect(run.stderr).toContain('"audit":"password.changed"');
     expect(await authenticateMember(database.db, member.email, member.password)).toBeUndefined();
     expect(await authenticateMember(database.db, member.email, 'new password 1')).toMatchObject({ id: member.id });
     expect(await auditEvents(member.id)).toEqual(['password.changed']);
@@ -269,6 +272,63 @@ describe('clients', () => {
     expect(deleted.json).toEqual({ client_id: client.client_id, deleted: true });
     expect(await database.db('oauth_clients').where({ client_id: client.client_id })).toEqual([]);
     expect(await auditEvents(owner.id)).toEqual(['application.secret_rotated', 'application.deleted']);
+  });
+
+  it('take a client id that begins with a dash as --client=ID, and page to it with the printed command', async () => {
+    const owner = await aMember(database.db);
+    const first = await aClient(database.db, owner.id);
+    const legacyId = `-${first.client_id.slice(1)}`; // ids made before 2026-11-24 could begin with "-"
+    await database.db('oauth_clients').where({ client_id: first.client_id }).update({ client_id: legacyId });
+    await aClient(database.db, owner.id);
+
+    const ambiguous = await runCli(['client', 'show', '--client', legacyId], env);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toContain("use '--client=-XYZ'");
+    expect((await runCli(['client', 'show', `--client=${legacyId}`], env)).json).toMatchObject({ client_id: legacyId });
+
+    const page = (await runCli(['client', 'list', '--owner', String(owner.id), '--limit', '1'], env)).json as Page;
+    expect(page.next_command).toBe(`pnpm -s cli client list --owner=${owner.id} --limit 1 --after=${legacyId}`);
+  });
+
+  it('update a client’s name and redirect URIs, keeping its secret, and refuse a bad URI (exit code 2)', async () => {
+    const owner = await aMember(database.db);
+    const client = await aClient(database.db, owner.id);
+    const stored = () => database.db('oauth_clients').where({ client_id: client.client_id }).first();
+    const secretBefore = (await stored()).secret_hash;
+    const renamed = await runCli(['client', 'update', '--client', client.client_id, '--name', 'Renamed'], env);
+    expect(renamed.json).toMatchObject({
+      client_id: client.client_id,
+      name: 'Renamed',
+      redirect_uris: client.redirect_uris,
+    });
+    const moved = await runCli(
+      [
+        'client',
+        'update',
+        '--client',
+        client.client_id,
+        '--redirect-uri',
+        'https://a.example/cb',
+        '--redirect-uri',
+        'https://b.example/cb',
+      ],
+      env,
+    );
+    expect(moved.json).toMatchObject({
+      name: 'Renamed',
+      redirect_uris: ['https://a.example/cb', 'https://b.example/cb'],
+    });
+    expect((await stored()).secret_hash).toBe(secretBefore);
+
+    const refused = await runCli(
+      ['client', 'update', '--client', client.client_id, '--redirect-uri', 'http://a.example/cb'],
+      env,
+    );
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('must use https');
+    expect((await runCli(['client', 'update', '--client', client.client_id], env)).code).toBe(2);
+    expect((await stored()).redirect_uris).toEqual(['https://a.example/cb', 'https://b.example/cb']);
+    expect(await auditEvents(owner.id)).toEqual(['application.updated', 'application.updated']);
   });
 
   it('refuse to rotate a public client’s secret and to delete an unknown client (exit code 2)', async () => {

@@ -139,6 +139,14 @@ describe('pnpm start with a typo in a setting', () => {
     [{ PUBLIC_URL: 'localhost:3000' }, 'PUBLIC_URL must be an absolute http or https URL, got "localhost:3000"'],
     [{ EMBEDDED_PG_PORT: 'abc' }, 'EMBEDDED_PG_PORT must be an integer >= 1, got "abc"'],
     [
+      { PORT: '4224', EMBEDDED_PG_PORT: '4224' },
+      'PORT and EMBEDDED_PG_PORT are both 4224: the product and its embedded PostgreSQL need a port each',
+    ],
+    [
+      { PUBLIC_URL: 'http://localhost:4219/base' },
+      'PUBLIC_URL must be an origin only (scheme, host and port, e.g. https://contacts.example.com): the services answer at its root; got "http://localhost:4219/base"',
+    ],
+    [
       { LOG_LEVEL: 'verbose' },
       'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "verbose"',
     ],

@@ -20,6 +20,7 @@ import { tokenCacheMetrics } from './auth/token-cache-metrics';
 import type { ContactsApiConfig } from './config';
 import { allowedMethods } from './http/allowed-methods';
 import { readBearer } from './http/bearer';
+import { apiCors } from './http/cors';
 import { errorEnvelopeOf, errorRenderer } from './http/errors';
 import { type RegisteredRoute, registeredRoutes } from './http/openapi-paths';
 import { perTokenRateLimit } from './http/rate-limit';
@@ -76,8 +77,6 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
       authorization_server: () => authServerProblem(config.authInternalUrl),
     }),
   );
-  app.use(errorRenderer(logger, errorEnvelopeOf));
-  app.use(readBearer());
 
   // [security] DPoP proofs and the personal-token checksum, checked with every token.
   const constraint = senderConstraint(db, config.publicUrl, logger);
@@ -102,9 +101,15 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
     groupRoutes(dependencies),
     businessCategoryRoutes(dependencies),
   ];
+  const routes = registeredRoutes([v3Router, ...v4Routers]);
+
+  // Cross-origin calls from browser apps (the API and /openapi.json): preflights answered here,
+  // before any token check or rate limit; every answer below, errors included, carries CORS headers.
+  app.use(apiCors(routes));
+  app.use(errorRenderer(logger, errorEnvelopeOf));
+  app.use(readBearer());
   app.use(v3Api(v3Router, { publicUrl: config.publicUrl, logger }));
   const root = new Router();
-  const routes = registeredRoutes([v3Router, ...v4Routers]);
   for (const router of [openApiRoutes({ publicUrl: config.publicUrl, routes }), ...v4Routers]) {
     root.use(router.routes());
   }

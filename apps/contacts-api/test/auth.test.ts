@@ -11,12 +11,28 @@ afterAll(async () => stack?.close());
 describe('bearer tokens (RFC 6750) checked by introspection at the real authorization server', () => {
   it.each([
     ['no Authorization header', undefined],
-    ['a token the auth server never issued', 'Bearer not-a-real-token'],
     ['another scheme', 'Basic dXNlcjpwYXNz'],
+  ])('refuses %s with 401 and a challenge without an error code (RFC 6750 §3.1)', async (_, header) => {
+    for (const path of ['/v4/contacts', '/v3/contacts']) {
+      const response = await fetch(`${stack.apiUrl}${path}`, { headers: header ? { authorization: header } : {} });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe('Bearer realm="contacts"');
+      expect(await response.json()).toEqual(
+        path === '/v3/contacts'
+          ? { message: 'Unauthenticated.' }
+          : { error: { code: 'unauthorized', message: expect.any(String) } },
+      );
+    }
+  });
+
+  it.each([
+    ['a token the auth server never issued', 'Bearer not-a-real-token'],
+    ['a malformed bearer credential', 'Bearer not a token'],
+    ['the Bearer scheme without a token', 'Bearer'],
   ])('refuses %s with 401 invalid_token', async (_, header) => {
-    const response = await fetch(`${stack.apiUrl}/v4/contacts`, { headers: header ? { authorization: header } : {} });
+    const response = await fetch(`${stack.apiUrl}/v4/contacts`, { headers: { authorization: header } });
     expect(response.status).toBe(401);
-    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
+    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer realm="contacts", error="invalid_token"/);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
   });
 
@@ -28,7 +44,9 @@ describe('bearer tokens (RFC 6750) checked by introspection at the real authoriz
     expect((await reader.json('/v4/contacts')).status).toBe(200);
     const refusedWrite = await reader.json('/v4/contacts', { method: 'POST', json: { name: 'x' } });
     expect(refusedWrite.status).toBe(403);
-    expect(refusedWrite.response.headers.get('www-authenticate')).toMatch(/error="insufficient_scope"/);
+    expect(refusedWrite.response.headers.get('www-authenticate')).toMatch(
+      /^Bearer realm="contacts", error="insufficient_scope", .*scope="contacts:write"/,
+    );
 
     expect((await writer.json('/v4/contacts', { method: 'POST', json: { name: 'x' } })).status).toBe(201);
     expect((await writer.json('/v4/contacts')).status).toBe(403);

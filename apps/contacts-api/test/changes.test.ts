@@ -1,7 +1,7 @@
 import { updateContact } from '@contacts/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeSyncToken } from '../src/sync/sync-token';
-import { aClient, aContact, aGroup, type Client } from './support/factories';
+import { aClient, aContact, aGroup, type Client, multipart, PNG } from './support/factories';
 import { type Stack, startStack } from './support/servers';
 
 interface Contact {
@@ -85,6 +85,40 @@ describe('GET /v4/contacts/changes', () => {
     ]);
     expect(body.deleted).toEqual([removed]);
     expect(body.data.map((contact) => contact.id)).not.toContain(kept);
+  });
+
+  it("reports an image's removal once, as a change of the contact with image_url null, and a refused one not at all", async () => {
+    const client = await aClient(stack);
+    const pictured = async (name: string) => {
+      const created = await client.request('/v4/contacts', {
+        method: 'POST',
+        body: multipart({ name }, { bytes: PNG, filename: 'p.png', type: 'image/png' }),
+      });
+      return ((await created.json()) as { data: Contact }).data.id;
+    };
+    const id = await pictured('Unpictured');
+    const other = await pictured('Still pictured');
+    const mirror = new Map<number, Contact>();
+    const token = await sync(client, mirror);
+    expect(mirror.get(id)?.image_url).toEqual(expect.any(String));
+
+    expect((await client.request(`/v4/contacts/${id}/image`, { method: 'DELETE' })).status).toBe(204);
+    const { body } = await client.json<Page>(`/v4/contacts/changes?sync_token=${token}`);
+    expect(body.data.map((contact) => [contact.id, contact.image_url])).toEqual([[id, null]]);
+    expect(body.deleted).toEqual([]);
+    const next = await sync(client, mirror, token);
+    expect(mirror).toEqual(await fullListing(client));
+    expect(mirror.get(other)?.image_url).toEqual(expect.any(String));
+
+    // Refused (no image any more; a stale If-Match): nothing to report.
+    expect((await client.request(`/v4/contacts/${id}/image`, { method: 'DELETE' })).status).toBe(404);
+    expect(
+      (await client.request(`/v4/contacts/${other}/image`, { method: 'DELETE', headers: { 'if-match': '"stale"' } }))
+        .status,
+    ).toBe(412);
+    const quiet = await client.json<Page>(`/v4/contacts/changes?sync_token=${next}`);
+    expect(quiet.body.data).toEqual([]);
+    expect(quiet.body.deleted).toEqual([]);
   });
 
   it('catches, in the next sync, a change made while a full listing was being paged', async () => {

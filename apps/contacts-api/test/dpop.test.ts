@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { createServer } from 'node:http';
 import { registerClient, registerMember } from '@contacts/auth';
-import { createLogger } from '@contacts/config';
+import { createLogger, DPOP_SIGNING_ALGORITHMS } from '@contacts/config';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,14 +45,14 @@ async function anApplication(options: { dpopRequired?: boolean } = {}): Promise<
 }
 
 /** The code flow with PKCE, as oauth4webapi runs it, with a DPoP key when one is given. */
-async function codeFlow(client: oauth.Client, key?: KeyPair) {
+async function codeFlow(client: oauth.Client, key?: KeyPair, scope = 'contacts:read contacts:write') {
   const verifier = oauth.generateRandomCodeVerifier();
   const url = new URL(as.authorization_endpoint as string);
   url.search = new URLSearchParams({
     client_id: client.client_id,
     redirect_uri: REDIRECT_URI,
     response_type: 'code',
-    scope: 'contacts:read contacts:write',
+    scope,
     code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
     code_challenge_method: 'S256',
   }).toString();
@@ -97,6 +97,9 @@ async function proof(
     .sign(key.privateKey);
 }
 
+/** The algorithms the authorization server binds tokens with: the only ones the API may name. */
+const ALGS = DPOP_SIGNING_ALGORITHMS.join(' ');
+
 const callApi = (token: string, dpopProof: string | undefined, url = `${stack.apiUrl}/v4/contacts`) =>
   fetch(url, { headers: { authorization: `DPoP ${token}`, ...(dpopProof ? { dpop: dpopProof } : {}) } });
 
@@ -112,6 +115,24 @@ describe('DPoP, end to end with oauth4webapi', () => {
     const flow = await codeFlow(client, key);
     DPoP = flow.DPoP as oauth.DPoPHandle;
     tokens = await oauth.processAuthorizationCodeResponse(as, client, flow.response);
+  });
+
+  it('names in its challenges exactly the algorithms the authorization server binds tokens with', async () => {
+    expect(as.dpop_signing_alg_values_supported).toEqual([...DPOP_SIGNING_ALGORITHMS]);
+    const response = await callApi(tokens.access_token, undefined);
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toContain(
+      `algs="${(as.dpop_signing_alg_values_supported ?? []).join(' ')}"`,
+    );
+  });
+
+  it('refuses a proof signed with an algorithm the authorization server would not bind (ES384)', async () => {
+    const other = await generateKeyPair('ES384');
+    const sent = await proof(other, { ath: accessTokenHash(tokens.access_token) }, { alg: 'ES384' });
+    const response = await callApi(tokens.access_token, sent);
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toMatch(/^DPoP error="invalid_dpop_proof", .*algs="ES256 /);
+    expect(await response.json()).toEqual({ error: { code: 'unauthorized', message: expect.any(String) } });
   });
 
   it('issues a DPoP token bound to the key, reported by introspection as cnf.jkt', async () => {
@@ -269,7 +290,57 @@ describe('DPoP, end to end with oauth4webapi', () => {
     expect(response.status).toBe(401);
     const challenge = response.headers.get('www-authenticate') ?? '';
     expect(challenge).toContain(`DPoP error="${error}"`);
-    expect(challenge).toContain('algs="ES256 ES384 ES512 Ed25519 EdDSA PS256 RS256"');
+    expect(challenge).toContain(`algs="${ALGS}"`);
+    expect(await response.json()).toEqual({ error: { code: 'unauthorized', message: expect.any(String) } });
+  });
+
+  it('answers a DPoP request whose token lacks the scope with a DPoP challenge (403 insufficient_scope, RFC 9449 §7.1)', async () => {
+    const readerKey = await generateKeyPair('ES256');
+    const reader = await anApplication();
+    const flow = await codeFlow(reader, readerKey, 'contacts:read');
+    const readOnly = await oauth.processAuthorizationCodeResponse(as, reader, flow.response);
+    expect(readOnly.token_type).toBe('dpop');
+    const response = await fetch(`${stack.apiUrl}/v4/contacts`, {
+      method: 'POST',
+      headers: {
+        authorization: `DPoP ${readOnly.access_token}`,
+        dpop: await proof(readerKey, { htm: 'POST', ath: accessTokenHash(readOnly.access_token) }),
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ name: 'Not written' }),
+    });
+    expect(response.status).toBe(403);
+    expect(response.headers.get('www-authenticate')).toBe(
+      `DPoP error="insufficient_scope", error_description="requires contacts:write", scope="contacts:write", algs="${ALGS}"`,
+    );
+    expect(await response.json()).toEqual({ error: { code: 'insufficient_scope', message: expect.any(String) } });
+    // oauth4webapi sees the challenge in the scheme the request used.
+    const read = await oauth.protectedResourceRequest(
+      readOnly.access_token,
+      'GET',
+      new URL(`${stack.apiUrl}/v4/contacts`),
+      new Headers(),
+      null,
+      { DPoP: flow.DPoP as oauth.DPoPHandle, ...insecure },
+    );
+    expect(read.status).toBe(200);
+    await read.body?.cancel();
+  });
+
+  it.each([
+    ['a token the auth server never issued', 'not-a-live-token'],
+    ['a token longer than any of ours', 'a'.repeat(5_000)],
+  ])('answers a DPoP request with %s with a DPoP challenge (401 invalid_token)', async (_, token) => {
+    const response = await callApi(token, await proof(key, { ath: accessTokenHash(token) }));
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toMatch(/^DPoP error="invalid_token", /);
+    expect(response.headers.get('www-authenticate')).toContain(`algs="${ALGS}"`);
+  });
+
+  it('answers a malformed DPoP credential with a DPoP challenge (401 invalid_token)', async () => {
+    const response = await fetch(`${stack.apiUrl}/v4/contacts`, { headers: { authorization: 'DPoP not a token' } });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toMatch(/^DPoP error="invalid_token", .*algs=/);
     expect(await response.json()).toEqual({ error: { code: 'unauthorized', message: expect.any(String) } });
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { etagOf, ifMatchSatisfied } from '../src/http/etag';
+import { etagOf, ifMatchSatisfied, ifNoneMatchSatisfied } from '../src/http/etag';
 
 /** RFC 9110 §13.1.1 If-Match, evaluated against the contact's current (strong) ETag. */
 describe('ifMatchSatisfied', () => {
@@ -41,5 +41,31 @@ describe('ifMatchSatisfied', () => {
   it('matches a tag whose opaque part holds a comma, which a split at commas cut in two', () => {
     expect(ifMatchSatisfied('"x", "a,b"', '"a,b"')).toBe(true);
     expect(ifMatchSatisfied('"a,b"', '"a"')).toBe(false);
+  });
+});
+
+/** RFC 9110 §13.1.2 If-None-Match: the condition fails when a listed tag is weakly equal to the current one, or for *. */
+describe('ifNoneMatchSatisfied', () => {
+  const current = etagOf({ id: 1, name: 'Ada' });
+
+  it('fails for *, and for the current tag alone or in a list, weak or strong (weak comparison)', () => {
+    for (const header of [
+      '*',
+      ' * ',
+      current,
+      `W/${current}`,
+      `"a", ${current}`,
+      `"a",W/${current}`,
+      `${current} , "b"`,
+    ]) {
+      expect(ifNoneMatchSatisfied(header, current), header).toBe(false);
+    }
+    expect(ifNoneMatchSatisfied(current, `W/${current}`)).toBe(false);
+  });
+
+  it('holds for other tags, and for what is no list of entity tags (ignored)', () => {
+    for (const header of ['"a"', '"a", W/"b"', current.slice(1, -1), '', ',', `"a" ${current}`, '**']) {
+      expect(ifNoneMatchSatisfied(header, current), header).toBe(true);
+    }
   });
 });

@@ -158,3 +158,118 @@ describe('contact images', () => {
     expect(noBoundary.status).toBe(400);
   });
 });
+
+describe('DELETE /v4/contacts/{id}/image', () => {
+  type Contact = { data: { id: number; image_url: string | null; updated_at: string } };
+  type Refusal = { error: { code: string; message: string } };
+
+  const withImage = async (owner: Client = client) => {
+    const created = await owner.request('/v4/contacts', {
+      method: 'POST',
+      body: multipart({ name: 'To be unpictured' }, { bytes: PNG, filename: 'p.png', type: 'image/png' }),
+    });
+    expect(created.status).toBe(201);
+    return ((await created.json()) as One).data.id;
+  };
+  const read = async (owner: Client, id: number) => {
+    const response = await owner.request(`/v4/contacts/${id}`);
+    expect(response.status).toBe(200);
+    return { etag: response.headers.get('etag')!, contact: ((await response.json()) as Contact).data };
+  };
+  const storedImages = async (id: number) => (await stack.db('contact_images').where({ contact_id: id })).length;
+
+  it('removes the image (204): the image is gone, image_url null, a new ETag and updated_at; a second DELETE → 404', async () => {
+    const id = await withImage();
+    const before = await read(client, id);
+    expect(before.contact.image_url).not.toBeNull();
+
+    const removed = await client.request(`/v4/contacts/${id}/image`, {
+      method: 'DELETE',
+      headers: { 'if-match': before.etag },
+    });
+    expect(removed.status).toBe(204);
+    expect(await removed.text()).toBe('');
+
+    expect((await client.request(`/v4/contacts/${id}/image`)).status).toBe(404);
+    expect(await storedImages(id)).toBe(0);
+    const after = await read(client, id);
+    expect(after.contact.image_url).toBeNull();
+    expect(after.etag).not.toBe(before.etag);
+    expect(Date.parse(after.contact.updated_at)).toBeGreaterThan(Date.parse(before.contact.updated_at));
+
+    const again = await client.json<Refusal>(`/v4/contacts/${id}/image`, { method: 'DELETE' });
+    expect(again.status).toBe(404);
+    expect(again.body.error).toEqual({ code: 'not_found', message: 'This contact has no image.' });
+    // The refused second removal wrote nothing.
+    expect((await read(client, id)).etag).toBe(after.etag);
+  });
+
+  it('answers 404 saying which: no such contact of the caller, or no image', async () => {
+    const { body } = await client.json<One>('/v4/contacts', { method: 'POST', json: { name: 'Never pictured' } });
+    const noImage = await client.json<Refusal>(`/v4/contacts/${body.data.id}/image`, { method: 'DELETE' });
+    expect(noImage.status).toBe(404);
+    expect(noImage.body.error).toEqual({ code: 'not_found', message: 'This contact has no image.' });
+
+    for (const path of ['/v4/contacts/2147483647/image', '/v4/contacts/abc/image', '/v4/contacts/0/image']) {
+      const unknown = await client.json<Refusal>(path, { method: 'DELETE' });
+      expect(unknown.status, path).toBe(404);
+      expect(unknown.body.error.code, path).toBe('not_found');
+    }
+    expect((await client.json<Refusal>('/v4/contacts/2147483647/image', { method: 'DELETE' })).body.error.message).toBe(
+      'No such contact.',
+    );
+  });
+
+  it("refuses another member's contact with 404 and removes nothing", async () => {
+    const owner = await aClient(stack);
+    const id = await withImage(owner);
+    const before = await read(owner, id);
+    const stranger = await aClient(stack);
+    const refused = await stranger.json<Refusal>(`/v4/contacts/${id}/image`, { method: 'DELETE' });
+    expect(refused.status).toBe(404);
+    expect(refused.body.error).toEqual({ code: 'not_found', message: 'No such contact.' });
+    expect(await storedImages(id)).toBe(1);
+    expect((await read(owner, id)).etag).toBe(before.etag);
+  });
+
+  it('answers 412 to a stale If-Match (the contact changed since) and removes nothing; * and the current ETag work', async () => {
+    const id = await withImage();
+    const stale = (await read(client, id)).etag;
+    expect((await client.json(`/v4/contacts/${id}`, { method: 'POST', json: { city: 'Bergen' } })).status).toBe(200);
+    const current = await read(client, id);
+
+    for (const ifMatch of [stale, `W/${current.etag}`, '"nothing-like-it"']) {
+      const refused = await client.json<Refusal>(`/v4/contacts/${id}/image`, {
+        method: 'DELETE',
+        headers: { 'if-match': ifMatch },
+      });
+      expect(refused.status, ifMatch).toBe(412);
+      expect(refused.body.error.code).toBe('precondition_failed');
+    }
+    expect(await storedImages(id)).toBe(1);
+    expect(await read(client, id)).toEqual(current);
+
+    const removed = await client.request(`/v4/contacts/${id}/image`, {
+      method: 'DELETE',
+      headers: { 'if-match': `${stale}, ${current.etag}` },
+    });
+    expect(removed.status).toBe(204);
+    const starred = await withImage();
+    expect(
+      (await client.request(`/v4/contacts/${starred}/image`, { method: 'DELETE', headers: { 'if-match': '*' } }))
+        .status,
+    ).toBe(204);
+  });
+
+  it('needs contacts:write: a read-only token → 403 insufficient_scope, nothing removed', async () => {
+    const id = await withImage();
+    const reader = await aClient(stack, { member: client.member, scopes: ['contacts:read'] });
+    const refused = await reader.json<Refusal>(`/v4/contacts/${id}/image`, { method: 'DELETE' });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('insufficient_scope');
+    expect(refused.response.headers.get('www-authenticate')).toMatch(
+      /^Bearer realm="contacts", error="insufficient_scope", .*scope="contacts:write"/,
+    );
+    expect(await storedImages(id)).toBe(1);
+  });
+});

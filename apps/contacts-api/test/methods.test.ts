@@ -24,7 +24,7 @@ describe('v4 405 answers', () => {
   it.each([
     ['PUT', '/v4/contacts', ['DELETE', 'GET', 'HEAD', 'POST']],
     ['PATCH', '/v4/contacts/1', ['GET', 'HEAD', 'POST']],
-    ['DELETE', '/v4/contacts/1/image', ['GET', 'HEAD']],
+    ['PUT', '/v4/contacts/1/image', ['DELETE', 'GET', 'HEAD']],
     ['POST', '/v4/groups', ['GET', 'HEAD']],
     ['PROPFIND', '/v4/business-categories', ['GET', 'HEAD']],
   ])('%s %s → 405 with Allow in the v4 error shape, before any token check', async (method, path, allowed) => {

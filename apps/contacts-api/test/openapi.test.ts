@@ -1,3 +1,4 @@
+import { DPOP_SIGNING_ALGORITHMS } from '@contacts/config';
 import { buildOpenApiDocument, MAX_DELETE_IDS, MAX_IMAGE_BYTES, MAX_LIST_LIMIT, megabytes } from '@contacts/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -47,8 +48,11 @@ describe('OpenAPI document', () => {
     const generated = buildOpenApiDocument({
       serverUrl: stack.apiConfig.publicUrl,
       paths: openApiPaths(stack.api.routes),
+      dpopAlgorithms: DPOP_SIGNING_ALGORITHMS,
     });
     expect(document).toEqual(generated);
+    // The DPoP algorithms it names are the ones the API accepts, not a list of its own.
+    expect(JSON.stringify(document.info)).toContain(`algorithms ${DPOP_SIGNING_ALGORITHMS.join(', ')})`);
     const documented = Object.entries(document.paths)
       .filter(([path]) => !path.startsWith('/oauth/'))
       .flatMap(([path, item]) =>
@@ -171,6 +175,29 @@ describe('OpenAPI document', () => {
       expect(etag, status).not.toMatch(/If-Match/);
     }
     expect(image.parameters).toContainEqual(expect.objectContaining({ name: 'If-None-Match', in: 'header' }));
+  });
+
+  it("documents the image's removal: contacts:write, If-Match (the contact's ETag), 204, 404, 412 and the rate limit", async () => {
+    const removal = document.paths['/v4/contacts/{id}/image']?.delete as unknown as {
+      operationId: string;
+      security: unknown;
+      parameters: JsonObject[];
+      responses: Record<string, JsonObject>;
+    };
+    expect(removal.operationId).toBe('deleteContactImage');
+    expect(removal.security).toEqual([
+      { oauth2: ['contacts:write'] },
+      { bearer: ['contacts:write'] },
+      { dpop: ['contacts:write'] },
+    ]);
+    expect(removal.parameters).toContainEqual(expect.objectContaining({ name: 'If-Match', in: 'header' }));
+    expect(Object.keys(removal.responses)).toEqual(expect.arrayContaining(['204', '404', '412', '429']));
+    expect(removal.responses['204']?.content).toBeUndefined();
+    await expectDocumented(
+      '/v4/contacts/{id}/image',
+      'delete',
+      await client.request('/v4/contacts/2000000000/image', { method: 'DELETE' }),
+    );
   });
 
   it('describes real responses, successes and errors alike', async () => {

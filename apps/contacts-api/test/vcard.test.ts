@@ -170,4 +170,78 @@ describe('vCard export and import', () => {
     expect(json.status).toBe(415);
     expect(await list(client)).toEqual([]);
   });
+
+  it('matches CATEGORIES to the category of exactly that name first, then case-insensitively to the lowest id', async () => {
+    const client = await aClient(stack);
+    const other = await aClient(stack);
+    const suffix = `${process.pid}-${Date.now()}`;
+    const insert = async (name: string) =>
+      (await stack.db('business_categories').insert({ name }).returning<Array<{ id: number }>>('id'))[0]!.id;
+    const lower = await insert(`Plumbing ${suffix}`);
+    const upper = await insert(`PLUMBING ${suffix}`);
+    for (const [name, category] of [
+      [`Plumbing ${suffix}`, lower],
+      [`PLUMBING ${suffix}`, upper],
+    ] as const) {
+      await client.json('/v4/contacts', {
+        method: 'POST',
+        json: { name: `In ${name}`, business_category_id: category },
+      });
+    }
+    const exported = await (await client.request('/v4/contacts/export')).text();
+    expect((await importText(other, exported)).body.data).toEqual({ created: 2, skipped: [] });
+    const card = (name: string, category: string) =>
+      ['BEGIN:VCARD', 'VERSION:4.0', `FN:${name}`, `CATEGORIES:${category}`, 'END:VCARD'].join('\r\n');
+    const imported = await importText(other, [card('Mixed case', `pLuMbInG ${suffix}`)].join('\r\n'));
+    expect(imported.body.data).toEqual({ created: 1, skipped: [] });
+    expect(
+      (await list(other)).map((contact) => [
+        contact.name,
+        contact.business_category_id,
+        contact.business_category_name,
+      ]),
+    ).toEqual([
+      [`In Plumbing ${suffix}`, lower, `Plumbing ${suffix}`],
+      [`In PLUMBING ${suffix}`, upper, `PLUMBING ${suffix}`],
+      ['Mixed case', lower, `Plumbing ${suffix}`],
+    ]);
+  });
+
+  it('never takes a fax or pager number as the personal or work number', async () => {
+    const client = await aClient(stack);
+    const text = [
+      'BEGIN:VCARD',
+      'VERSION:3.0',
+      'FN:Faxed',
+      'TEL;TYPE=FAX:111',
+      'TEL;TYPE=HOME,FAX:112',
+      'TEL;TYPE=WORK;TYPE=FAX:113',
+      'TEL;PAGER:114',
+      'TEL;TYPE=CELL:222',
+      'TEL;TYPE=WORK,VOICE:333',
+      'END:VCARD',
+      'BEGIN:VCARD',
+      'VERSION:4.0',
+      'FN:Paged',
+      'TEL;TYPE=pager;VALUE=uri:tel:444',
+      'TEL;VALUE=uri;TYPE="home,fax":tel:445',
+      'TEL;TYPE=home:555',
+      'END:VCARD',
+      'BEGIN:VCARD',
+      'VERSION:4.0',
+      'FN:Only',
+      'item1.TEL;TYPE=fax:666',
+      'END:VCARD',
+    ].join('\r\n');
+    const { status, body } = await importText(client, text);
+    expect(status).toBe(200);
+    expect(body.data).toEqual({ created: 3, skipped: [] });
+    expect((await list(client)).map((contact) => [contact.name, contact.personal_number, contact.work_number])).toEqual(
+      [
+        ['Faxed', '222', '333'],
+        ['Paged', '555', null],
+        ['Only', null, null],
+      ],
+    );
+  });
 });

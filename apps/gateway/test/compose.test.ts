@@ -114,6 +114,48 @@ describe.skipIf(!requireTool(dockerCompose, 'docker-compose', "Debian's docker-c
     expect(gateway).toMatch(/server contacts-api:3002 resolve/);
   });
 
+  it('passes each service every setting it reads (a value set in .env is never silently ignored)', () => {
+    const shared = ['DATABASE_URL', 'DB_POOL_MAX', 'LOG_LEVEL', 'SHUTDOWN_TIMEOUT', 'REDIS_URL', 'JANITOR_INTERVAL'];
+    const retention = ['AUDIT_RETENTION_DAYS', 'SYNC_TOKEN_TTL'];
+    const expected = {
+      auth: [
+        ...shared,
+        ...retention,
+        'PORT',
+        'PUBLIC_URL',
+        'COOKIE_KEYS',
+        'JWKS',
+        'INTROSPECTION_CLIENT_ID',
+        'INTROSPECTION_CLIENT_SECRET',
+        'ACCESS_TOKEN_TTL',
+        'REFRESH_TOKEN_TTL',
+        'GRANT_TTL',
+        'TOKEN_RATE_LIMIT',
+        'TOKEN_RATE_LIMIT_WINDOW',
+        'REFRESH_TOKEN_REUSE_GRACE_SECONDS',
+      ],
+      'contacts-api': [
+        ...shared,
+        ...retention,
+        'PORT',
+        'PUBLIC_URL',
+        'AUTH_INTERNAL_URL',
+        'INTROSPECTION_CLIENT_ID',
+        'INTROSPECTION_CLIENT_SECRET',
+        'API_RATE_LIMIT',
+        'API_RATE_LIMIT_WINDOW',
+      ],
+      // The CLI's janitor keeps what the services' janitors keep.
+      migrate: ['DATABASE_URL', 'LOG_LEVEL', ...retention],
+    };
+    for (const [service, names] of Object.entries(expected)) {
+      const section = serviceSection(resolved, service);
+      for (const name of names) expect(section, `${service} ${name}`).toMatch(new RegExp(`\\n {6}${name}: `));
+    }
+    // stop_grace_period follows .env too, so that a longer SHUTDOWN_TIMEOUT can be given room.
+    expect(compose).toContain('stop_grace_period: ${STOP_GRACE_PERIOD:-20s}');
+  });
+
   it('.env.example lists every setting the compose file reads', () => {
     const code = compose
       .split('\n')

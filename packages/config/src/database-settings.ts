@@ -25,6 +25,7 @@ export function databaseSettingsFrom(env: NodeJS.ProcessEnv): DatabaseSettings {
       'postgres://user:password@host:5432/database',
     ),
     embeddedPort: portFrom(env, 'EMBEDDED_PG_PORT', DEFAULT_EMBEDDED_PG_PORT),
-    poolMax: integerFrom(env, 'DB_POOL_MAX', 10),
+    // PostgreSQL's own max_connections defaults to 100; far more is a typo, not a pool.
+    poolMax: integerFrom(env, 'DB_POOL_MAX', 10, 1, 1_000),
   };
 }

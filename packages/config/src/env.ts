@@ -24,19 +24,42 @@ export function integerFrom(
   return value;
 }
 
+/**
+ * The longest lifetime a setting may give anything (tokens, grants, sync tokens, rate-limit
+ * windows): ten years. Every expiry computed from it stays within what JavaScript dates and
+ * PostgreSQL timestamps and intervals hold; a larger value started fine and then failed requests.
+ */
+export const LONGEST_LIFETIME_SECONDS = 10 * 366 * 86_400;
+
+/** The longest delay a timer can wait (setTimeout takes at most 2^31 - 1 ms; longer fires at once). */
+export const LONGEST_TIMER_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+
 /** A TCP port: 1 to 65535 (checked here, so that 70000 is not blamed on a URL built from it). */
 export function portFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   return integerFrom(env, name, fallback, 1, 65_535);
 }
 
-/** An http(s) URL without a trailing slash ("localhost:3000" parses as a URL of scheme "localhost:", and is refused). */
+/**
+ * The origin of a service, http(s), without a trailing slash ("localhost:3000" parses as a URL of
+ * scheme "localhost:", and is refused). Both services answer at the root of their URL, and the
+ * issuer it becomes may carry no query or fragment (RFC 8414 §2), so anything after the host and
+ * port is refused here rather than failing at start (a stack trace) or on every link.
+ */
 export function urlFrom(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
   const raw = env[name] || fallback;
   const url = URL.parse(raw);
   if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
     throw new ConfigError(`${name} must be an absolute http or https URL, got "${raw}"`);
   }
-  return url.toString().replace(/\/$/, '');
+  if (url.username || url.password) {
+    throw new ConfigError(`${name} must not contain a user name or password, got "${url.protocol}//…@${url.host}"`);
+  }
+  if (url.pathname !== '/' || url.search || url.hash || /[?#]/.test(raw)) {
+    throw new ConfigError(
+      `${name} must be an origin only (scheme, host and port, e.g. https://contacts.example.com): the services answer at its root; got "${raw}"`,
+    );
+  }
+  return url.origin;
 }
 
 /**

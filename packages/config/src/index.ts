@@ -1,5 +1,6 @@
 export * from './api-docs-client';
 export * from './database-settings';
+export * from './dpop';
 export * from './env';
 export * from './health';
 export * from './janitor-settings';

@@ -1,4 +1,4 @@
-import { integerFrom } from './env';
+import { integerFrom, LONGEST_LIFETIME_SECONDS, LONGEST_TIMER_SECONDS } from './env';
 
 /** When the janitor runs in a service process, and what it keeps. */
 export interface JanitorSettings {
@@ -15,16 +15,14 @@ export const DEFAULT_SYNC_TOKEN_TTL_SECONDS = 2_592_000;
 
 /** SYNC_TOKEN_TTL, read here for the contacts API (which issues the tokens) and the janitor alike. */
 export function syncTokenTtlFrom(env: NodeJS.ProcessEnv): number {
-  return integerFrom(env, 'SYNC_TOKEN_TTL', DEFAULT_SYNC_TOKEN_TTL_SECONDS, 60, 10 * 366 * 86_400);
+  return integerFrom(env, 'SYNC_TOKEN_TTL', DEFAULT_SYNC_TOKEN_TTL_SECONDS, 60, LONGEST_LIFETIME_SECONDS);
 }
 
-// setTimeout takes at most 2^31 - 1 ms; a longer interval would fire at once instead.
-const LONGEST_INTERVAL_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 const LONGEST_RETENTION_DAYS = 100 * 366;
 
 export function janitorSettingsFrom(env: NodeJS.ProcessEnv): JanitorSettings {
   return {
-    intervalSeconds: integerFrom(env, 'JANITOR_INTERVAL', 600, 0, LONGEST_INTERVAL_SECONDS),
+    intervalSeconds: integerFrom(env, 'JANITOR_INTERVAL', 600, 0, LONGEST_TIMER_SECONDS),
     auditRetentionDays: integerFrom(env, 'AUDIT_RETENTION_DAYS', 365, 1, LONGEST_RETENTION_DAYS),
     syncTokenTtlSeconds: syncTokenTtlFrom(env),
   };

@@ -1,4 +1,4 @@
-import { integerFrom, serviceUrlFrom } from './env';
+import { integerFrom, LONGEST_LIFETIME_SECONDS, serviceUrlFrom } from './env';
 
 /** At most `points` requests per `duration` seconds, counted in Redis when `redisUrl` is set. */
 export interface RateLimit {
@@ -13,7 +13,7 @@ export interface RateLimit {
  */
 export function rateLimitFrom(env: NodeJS.ProcessEnv, name: string, defaultPoints: number): RateLimit | undefined {
   const points = integerFrom(env, name, defaultPoints, 0);
-  const duration = integerFrom(env, `${name}_WINDOW`, 60);
+  const duration = integerFrom(env, `${name}_WINDOW`, 60, 1, LONGEST_LIFETIME_SECONDS);
   const redisUrl = serviceUrlFrom(env, 'REDIS_URL', ['redis:', 'rediss:'], 'redis://host:6379');
   return points > 0 ? { points, duration, redisUrl } : undefined;
 }

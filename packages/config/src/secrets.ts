@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, type JsonWebKey, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
@@ -116,6 +116,8 @@ function introspectionSecretFrom(env: NodeJS.ProcessEnv): string | undefined {
  * JWKS: the form is checked here (oidc-provider's own errors about it are stack traces); whether
  * each key is a usable signing key is oidc-provider's to say.
  */
+const SIGNING_KEY_TYPES = ['EC', 'OKP', 'RSA'];
+
 function jwksFrom(env: NodeJS.ProcessEnv): { keys: JWK[] } | undefined {
   const raw = env.JWKS;
   if (!raw) return undefined;
@@ -134,7 +136,16 @@ function jwksFrom(env: NodeJS.ProcessEnv): { keys: JWK[] } | undefined {
     const { kty, d } = (key ?? {}) as { kty?: unknown; d?: unknown };
     if (typeof kty !== 'string') throw refuse(`key ${index + 1} has no "kty"`);
     // Only OKP, EC and RSA keys sign; a private one carries "d" (a public key cannot sign).
+    if (!SIGNING_KEY_TYPES.includes(kty)) {
+      throw refuse(`key ${index + 1} is of type "${kty}"; signing keys are ${SIGNING_KEY_TYPES.join(', ')}`);
+    }
     if (typeof d !== 'string') throw refuse(`key ${index + 1} is not a private key`);
+    // The key itself (curve, coordinates, …): a broken one stopped oidc-provider with a stack trace.
+    try {
+      createPrivateKey({ key: key as JsonWebKey, format: 'jwk' });
+    } catch {
+      throw refuse(`key ${index + 1} is not a valid ${kty} private key (check "crv", "x", "y", "d", …)`);
+    }
   });
   return { keys: keys as JWK[] };
 }
@@ -192,5 +203,15 @@ export async function generateSecrets(): Promise<SharedSecrets> {
     jwks: { keys: [{ ...jwk, alg: 'ES256', use: 'sig', kid: randomBytes(8).toString('hex') }] },
     introspectionClientId: 'contacts-api',
     introspectionClientSecret: randomBytes(32).toString('base64url'),
+  };
+}
+
+/** Secrets as the environment variables that carry them (what a deployment sets: .env.example). */
+export function secretsEnvironment(secrets: SharedSecrets): Record<string, string> {
+  return {
+    COOKIE_KEYS: secrets.cookieKeys.join(','),
+    JWKS: JSON.stringify(secrets.jwks),
+    INTROSPECTION_CLIENT_ID: secrets.introspectionClientId,
+    INTROSPECTION_CLIENT_SECRET: secrets.introspectionClientSecret,
   };
 }

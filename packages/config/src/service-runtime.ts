@@ -1,5 +1,5 @@
 import { type DatabaseSettings, databaseSettingsFrom } from './database-settings';
-import { booleanFrom, integerFrom } from './env';
+import { booleanFrom, integerFrom, LONGEST_TIMER_SECONDS } from './env';
 
 /** How a service process runs, the same for every service: its database and its shutdown. */
 export interface ServiceRuntime {
@@ -15,6 +15,6 @@ export function serviceRuntimeFrom(env: NodeJS.ProcessEnv): ServiceRuntime {
   return {
     database: databaseSettingsFrom(env),
     migrateOnStart: booleanFrom(env, 'MIGRATE_ON_START', false),
-    shutdownTimeout: integerFrom(env, 'SHUTDOWN_TIMEOUT', 10, 0),
+    shutdownTimeout: integerFrom(env, 'SHUTDOWN_TIMEOUT', 10, 0, LONGEST_TIMER_SECONDS),
   };
 }

@@ -140,6 +140,15 @@ describe('shared secrets', () => {
       { JWKS: '{"keys":[{"kty":"EC","crv":"P-256","x":"x","y":"y"}]}' },
       'JWKS must be a JSON Web Key Set of private keys ({"keys":[{"kty":…,"d":…}]}): key 1 is not a private key',
     ],
+    // Both passed the shape check and then stopped oidc-provider with a stack trace.
+    [
+      { JWKS: '{"keys":[{"kty":"EC","d":"abc"}]}' },
+      'JWKS must be a JSON Web Key Set of private keys ({"keys":[{"kty":…,"d":…}]}): key 1 is not a valid EC private key (check "crv", "x", "y", "d", …)',
+    ],
+    [
+      { JWKS: '{"keys":[{"kty":"oct","k":"c2VjcmV0","d":"x"}]}' },
+      'JWKS must be a JSON Web Key Set of private keys ({"keys":[{"kty":…,"d":…}]}): key 1 is of type "oct"; signing keys are EC, OKP, RSA',
+    ],
   ])('refuses a weak or malformed secret, naming it and never showing it: %j', async (override, message) => {
     expect(await refusal(async () => loadSharedSecrets({ ...(await strong()), ...override }, dataDir))).toBe(message);
   });

@@ -1,5 +1,6 @@
 export * from './configured-database';
 export * from './connection';
+export * from './database-failure';
 export * from './embedded';
 export * from './janitor/index';
 export * from './migrate';

@@ -15,5 +15,6 @@ export function repositoryRoot(): string {
 
 /** Where local state lives (embedded database, generated development secrets). Git-ignored. */
 export function dataDirectory(env: NodeJS.ProcessEnv = process.env): string {
-  return path.resolve(env.DATA_DIR ?? path.join(repositoryRoot(), '.data'));
+  // Empty is unset, as for every setting (an empty DATA_DIR meant the current directory).
+  return path.resolve(env.DATA_DIR || path.join(repositoryRoot(), '.data'));
 }

@@ -1,5 +1,6 @@
 import { type DatabaseServerSettings, openDatabaseServer } from './configured-database';
 import { createDatabase, type Database } from './connection';
+import { requireCurrentSchema } from './database-failure';
 import { migrateLatest, pendingMigrations } from './migrate';
 
 export interface ServiceDatabase {
@@ -16,8 +17,9 @@ export interface ServiceDatabaseSettings extends DatabaseServerSettings {
 
 /**
  * The database of one running service. With DATABASE_URL the schema is the migrate step's
- * job (`pnpm cli migrate`), and a service only warns when it is behind; with the embedded
- * development database the service migrates it itself, so that one command runs the product.
+ * job (`pnpm cli migrate`), and a service refuses to start on a database that is behind (see
+ * `service`); with the embedded development database the service migrates it itself, so that
+ * one command runs the product.
  * `migrate: true` (MIGRATE_ON_START=true, or the launcher) migrates an external database too:
  * replicas starting at once are serialised by the migration lock, so each migration is
  * applied exactly once.
@@ -29,6 +31,14 @@ export async function openServiceDatabase(options: {
   mode?: 'own' | 'share';
   /** Migrate even an external database (the launcher does; production has its migrate step). */
   migrate?: boolean;
+  /**
+   * For a service's own process (not the CLI, not the launcher), when it does not migrate:
+   * a DatabaseNotReadyError refuses a database whose schema is not current, or that cannot be
+   * opened for a reason waiting will not fix (it does not exist, refuses the credentials, its
+   * host is unknown). One that cannot be reached yet (refused, timing out, starting up) goes to
+   * `unreachable` and the service starts anyway: /readyz reports it until the database answers.
+   */
+  service?: { name: string; unreachable: (error: unknown) => void };
 }): Promise<ServiceDatabase> {
   const { settings } = options;
   const server = await openDatabaseServer(settings, { mode: options.mode ?? 'share', log: options.log });
@@ -41,6 +51,15 @@ export async function openServiceDatabase(options: {
     if (options.migrate || server.kind === 'embedded') {
       const applied = await migrateLatest(db);
       options.log(applied.length > 0 ? `migrations applied: ${applied.join(', ')}` : 'schema up to date');
+    } else if (options.service) {
+      const { name, unreachable } = options.service;
+      await requireCurrentSchema(db, server.url, {
+        needs: 'this service needs',
+        aside: 'with docker compose, `docker compose run --rm migrate`',
+        afterwards: `start ${name} again; or set MIGRATE_ON_START=true to have ${name} migrate it at start`,
+        explain: { embeddedAlternative: false },
+        whenUnreachable: unreachable,
+      });
     } else {
       const pending = await pendingMigrations(db).catch(() => ['(database unreachable)']);
       if (pending.length > 0) options.log(`migrations pending: ${pending.join(', ')}; run \`pnpm cli migrate\``);

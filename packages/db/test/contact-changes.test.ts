@@ -106,6 +106,46 @@ describe('change tracking', () => {
     expect(page.records.map((record) => [record.id, record.group_id])).toEqual([[contact, null]]);
   });
 
+  it('writes nothing for an update that changes no column: no updated_at, no change', async () => {
+    const member = await aMember();
+    const db = database.db;
+    const contact = await insertContact(db, member.id, { name: 'Same', city: 'Oslo', join_date: '2020-01-31' });
+    const before = await db('contacts').where({ id: contact }).first();
+    const snapshot = await currentSnapshot(db);
+    expect(await updateContact(db, member.id, contact, {})).toBe(false);
+    expect(await updateContact(db, member.id, contact, { name: 'Same', city: 'Oslo', email: null })).toBe(false);
+    expect(await updateContact(db, member.id, contact, { join_date: '2020-01-31', country: null })).toBe(false);
+    expect(await db('contacts').where({ id: contact }).first()).toEqual(before);
+    expect((await changesSince(member.id, snapshot)).records).toEqual([]);
+
+    expect(await updateContact(db, member.id, contact, { name: 'Same', city: 'Bergen' })).toBe(true);
+    const after = await db('contacts').where({ id: contact }).first();
+    expect(after).toMatchObject({ name: 'Same', city: 'Bergen' });
+    expect(after!.updated_at.getTime()).toBeGreaterThan(before!.updated_at.getTime());
+    expect((await changesSince(member.id, snapshot)).records.map((record) => record.id)).toEqual([contact]);
+    // `touch`: written although no column changes (the contact's image did).
+    expect(await updateContact(db, member.id, contact, {}, { touch: true })).toBe(true);
+    expect((await db('contacts').where({ id: contact }).first())!.updated_at.getTime()).toBeGreaterThan(
+      after!.updated_at.getTime(),
+    );
+  });
+
+  it('stamps updated_at with the time of the write, not the start of its transaction', async () => {
+    const member = await aMember();
+    const db = database.db;
+    const contact = await insertContact(db, member.id, { name: 'Stamped' });
+    const trx = await db.transaction();
+    try {
+      const { rows } = await trx.raw<{ rows: Array<{ started: Date }> }>('select now() as started');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await updateContact(trx, member.id, contact, { city: 'Later' });
+      const row = await trx('contacts').where({ id: contact }).first('updated_at');
+      expect(row!.updated_at.getTime()).toBeGreaterThanOrEqual(rows[0]!.started.getTime() + 20);
+    } finally {
+      await trx.rollback();
+    }
+  });
+
   it('tells a snapshot PostgreSQL accepts from one it refuses', async () => {
     expect(await isValidSnapshot(database.db, await currentSnapshot(database.db))).toBe(true);
     expect(await isValidSnapshot(database.db, '10:5:')).toBe(false);

@@ -3,6 +3,7 @@ import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { planLayout, RELOCATION_ROOT, relocatedDataDir } from '../src/embedded-postgres-process';
+import { dataDirectory, repositoryRoot } from '../src/paths';
 
 /** Where the embedded PostgreSQL keeps its data, and what that does to the folder the user gave (DATA_DIR). */
 describe('the embedded database layout', () => {
@@ -26,5 +27,14 @@ describe('the embedded database layout', () => {
     expect(layout.pgdata).toBe(expected);
     // The product's own folder above relocated data must stay traversable for `postgres`.
     if (expected !== inPlace) expect((await stat(RELOCATION_ROOT)).mode & 0o777).toBe(0o755);
+  });
+});
+
+describe('DATA_DIR', () => {
+  it('is the repository’s .data when unset or empty (empty meant the current directory: secrets in the checkout)', () => {
+    const fallback = path.join(repositoryRoot(), '.data');
+    expect(dataDirectory({})).toBe(fallback);
+    expect(dataDirectory({ DATA_DIR: '' })).toBe(fallback);
+    expect(dataDirectory({ DATA_DIR: '/srv/contacts' })).toBe('/srv/contacts');
   });
 });

@@ -77,7 +77,12 @@ export function openApiSchema(schema: z.ZodType, side: Side): JsonObject {
   return convert(side, schema)[SUBJECT] as JsonObject;
 }
 
-export function buildOpenApiDocument(options: { serverUrl: string; paths: Record<string, JsonObject> }): JsonObject {
+export function buildOpenApiDocument(options: {
+  serverUrl: string;
+  paths: Record<string, JsonObject>;
+  /** The algorithms a DPoP proof may use (the service's one list, @contacts/config DPOP_SIGNING_ALGORITHMS). */
+  dpopAlgorithms: readonly string[];
+}): JsonObject {
   const { [SUBJECT]: _none, ...inputs } = convert('input');
   return {
     openapi: '3.1.0',
@@ -85,7 +90,9 @@ export function buildOpenApiDocument(options: { serverUrl: string; paths: Record
       title: 'Member contacts API',
       version: '4.0.0',
       description:
-        'Every member\'s private address book. Send `Authorization: Bearer <token>` (an OAuth access token or a personal access token). Reads need the `contacts:read` scope, writes `contacts:write` (or `*`). A DPoP-bound token (`token_type` DPoP, RFC 9449) is sent as `Authorization: DPoP <token>` with a fresh `DPoP` proof header for each request (`htm`, `htu` = the public URL of the request without query, `iat` within 60 s, unique `jti`, `ath`; algorithms ES256, ES384, ES512, Ed25519, EdDSA, PS256, RS256); it is refused as Bearer. Errors: 401 with `WWW-Authenticate: DPoP error="invalid_token"` or `error="invalid_dpop_proof"` and `algs`. Request bodies are UTF-8, and may be sent with `Content-Encoding: gzip`, `deflate` or `br`. A method a path does not answer gets `405` with an `Allow` header naming those it does.',
+        "Every member's private address book. Send `Authorization: Bearer <token>` (an OAuth access token or a personal access token). Reads need the `contacts:read` scope, writes `contacts:write` (or `*`). A DPoP-bound token (`token_type` DPoP, RFC 9449) is sent as `Authorization: DPoP <token>` with a fresh `DPoP` proof header for each request (`htm`, `htu` = the public URL of the request without query, `iat` within 60 s, unique `jti`, `ath`; algorithms " +
+        options.dpopAlgorithms.join(', ') +
+        '); it is refused as Bearer. Errors: 401 with `WWW-Authenticate: DPoP error="invalid_token"` or `error="invalid_dpop_proof"` and `algs`. Request bodies are UTF-8, and may be sent with `Content-Encoding: gzip`, `deflate` or `br`. A method a path does not answer gets `405` with an `Allow` header naming those it does.',
     },
     servers: [{ url: options.serverUrl }],
     tags: [V4_TAG, V3_TAG, OAUTH_TAG],

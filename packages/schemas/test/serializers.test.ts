@@ -102,7 +102,11 @@ describe('list query', () => {
 
 describe('OpenAPI document', () => {
   it('is generated from the schemas, with components for inputs and outputs', () => {
-    const document = buildOpenApiDocument({ serverUrl: 'https://api.example.com', paths: {} }) as {
+    const document = buildOpenApiDocument({
+      serverUrl: 'https://api.example.com',
+      paths: {},
+      dpopAlgorithms: ['ES256'],
+    }) as {
       openapi: string;
       components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> };
     };
@@ -115,7 +119,11 @@ describe('OpenAPI document', () => {
   });
 
   it('states the input rules the validation applies: dates from year 0001, ids up to the row id range', () => {
-    const document = buildOpenApiDocument({ serverUrl: 'https://api.example.com', paths: {} }) as {
+    const document = buildOpenApiDocument({
+      serverUrl: 'https://api.example.com',
+      paths: {},
+      dpopAlgorithms: ['ES256'],
+    }) as {
       components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
     };
     const input = document.components.schemas.ContactInput?.properties ?? {};

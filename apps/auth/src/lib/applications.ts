@@ -38,7 +38,14 @@ export function listAuthorizedApplications(db: Database, memberId: number): Prom
  */
 export async function registerApplicationFromForm(
   db: Database,
-  input: { ownerId: number; formId: string; name: unknown; redirectUris: unknown; dpopBound: boolean },
+  input: {
+    ownerId: number;
+    formId: string;
+    name: unknown;
+    redirectUris: unknown;
+    isPublic: boolean;
+    dpopBound: boolean;
+  },
 ): Promise<RegisteredClient | undefined> {
   if (await findOAuthClientByFormId(db, input.ownerId, input.formId)) return undefined;
   try {

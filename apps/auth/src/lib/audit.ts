@@ -9,6 +9,7 @@ export type AuditEventName =
   | 'consent.granted'
   | 'consent.revoked'
   | 'application.created'
+  | 'application.updated'
   | 'application.deleted'
   | 'application.secret_rotated'
   | 'personal_token.created'

@@ -9,8 +9,15 @@ export function generateClientSecret(): string {
   return randomBytes(32).toString('base64url');
 }
 
+/**
+ * 96 random bits in base64url, never beginning with `-`: an id is pasted into commands
+ * (`pnpm -s cli client show --client ID`), where a leading dash reads as an option.
+ */
 export function generateClientId(): string {
-  return randomBytes(12).toString('base64url');
+  for (;;) {
+    const id = randomBytes(12).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
 }
 
 export function hashClientSecret(secret: string): string {

@@ -8,6 +8,7 @@ import {
   type OAuthClientRow,
   replaceOAuthClientSecret,
   revokeOidcModels,
+  updateOwnedOAuthClient,
 } from '@contacts/db';
 import { generateClientId, generateClientSecret, hashClientSecret, secretVersion } from './client-secrets';
 import { InputError, requirePositiveInteger, requireText } from './validation';
@@ -28,14 +29,44 @@ const isControl = (char: string) => {
 /** A line as it can be shown back in a message: control characters made visible, not echoed. */
 const shown = (line: string) => [...line].map((char) => (isControl(char) ? '\uFFFD' : char)).join('');
 
+/** Loopback hosts, as oidc-provider knows them (its consts/client_attributes.js LOOPBACKS). */
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+const isLoopbackHttp = (url: URL) => url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
+
+/**
+ * A private-use URI scheme a native app claims on its device, in reverse domain-name form
+ * (RFC 8252 §7.1: `com.example.app:/oauth2redirect`); the dot keeps out every scheme a browser
+ * would run itself (javascript:, data:, file:, …).
+ */
+const isPrivateUseScheme = (url: URL) => /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/i.test(url.protocol);
+
+/**
+ * An application is a native app (RFC 8252) when it is public and redirects to the device
+ * itself: a loopback address, on whatever port it listens on at the time (§7.3: the port may
+ * vary per request), or a private-use scheme (§7.1). oidc-provider allows the port to vary only
+ * for `application_type: native`, whose redirect URIs it requires to be loopback http, a
+ * private-use scheme or https on another host.
+ */
+export function isNativeApplication(client: { is_public: boolean; redirect_uris: string[] }): boolean {
+  if (!client.is_public) return false;
+  const urls = client.redirect_uris.map((uri) => new URL(uri));
+  const native = (url: URL) => isLoopbackHttp(url) || isPrivateUseScheme(url);
+  return (
+    urls.some(native) &&
+    urls.every((url) => native(url) || (url.protocol === 'https:' && !LOOPBACK_HOSTS.has(url.hostname)))
+  );
+}
+
 /**
  * Redirect URIs are matched exactly, so they must be exact: one absolute URL, no fragment, no
  * user name or password, and https unless they point at the developer's own machine
- * (RFC 9700 §2.1 and §4.1.3; RFC 8252 §7.3). `value` is one line, trimmed here; it is stored as
+ * (RFC 9700 §2.1 and §4.1.3; RFC 8252 §7.3) or, for a public application, at a private-use scheme
+ * of a native app (RFC 8252 §7.1). `value` is one line, trimmed here; it is stored as
  * entered, so every check is made on the raw string as well as on what URL parsing makes of it
  * (the parser drops a bare "#" and an empty "@", and percent-encodes what PostgreSQL would refuse).
  */
-export function validateRedirectUri(value: string): string {
+export function validateRedirectUri(value: string, { isPublic = false }: { isPublic?: boolean } = {}): string {
   const line = value.trim();
   if (/[\s,]/.test(line)) {
     throw new InputError(
@@ -56,10 +87,9 @@ export function validateRedirectUri(value: string): string {
   if (url.username || url.password || /^[^:/?#]+:\/\/[^/?#]*@/.test(line)) {
     throw new InputError(`"${line}" must not contain a user name or password (user:password@…).`, 'redirect_uris');
   }
-  const local = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local)) {
+  if (url.protocol !== 'https:' && !isLoopbackHttp(url) && !(isPublic && isPrivateUseScheme(url))) {
     throw new InputError(
-      `"${line}" must use https (http is allowed only for localhost and 127.0.0.1).`,
+      `"${line}" must use https (http is allowed only for localhost, 127.0.0.1 and [::1]; a public app may also use a private-use scheme such as com.example.app:/callback).`,
       'redirect_uris',
     );
   }
@@ -75,16 +105,47 @@ function redirectUriLines(value: unknown): string[] {
     .filter((line) => line !== '');
 }
 
-export async function registerClient(
-  db: Database,
-  input: { ownerId: unknown; name: unknown; redirectUris: unknown; isPublic?: boolean; dpopBound?: boolean },
-): Promise<RegisteredClient> {
-  const ownerId = requirePositiveInteger(input.ownerId, 'owner', 'Owner');
+/** The most redirect URIs one application may register. */
+export const MAX_REDIRECT_URIS = 10;
+
+/** What an owner writes about an application, when registering it and when editing it. */
+export interface ApplicationDetailsInput {
+  name: unknown;
+  redirectUris: unknown;
+}
+
+function applicationDetails(
+  input: ApplicationDetailsInput,
+  isPublic: boolean,
+): { name: string; redirectUris: string[] } {
   const name = requireText(input.name, 'name', 'Name', 100);
   const list = redirectUriLines(input.redirectUris);
   if (list.length === 0) throw new InputError('Add at least one redirect URI.', 'redirect_uris');
-  if (list.length > 10) throw new InputError('At most 10 redirect URIs.', 'redirect_uris');
-  const redirectUris = [...new Set(list.map(validateRedirectUri))];
+  if (list.length > MAX_REDIRECT_URIS) {
+    throw new InputError(`At most ${MAX_REDIRECT_URIS} redirect URIs.`, 'redirect_uris');
+  }
+  const redirectUris = [...new Set(list.map((line) => validateRedirectUri(line, { isPublic })))];
+  // A native app's set (a private-use scheme among them) cannot also hold https on a loopback
+  // host: oidc-provider would refuse the whole client, and every authorization request with it.
+  const urls = redirectUris.map((uri) => new URL(uri));
+  if (urls.some(isPrivateUseScheme)) {
+    const loopbackHttps = urls.find((url) => url.protocol === 'https:' && LOOPBACK_HOSTS.has(url.hostname));
+    if (loopbackHttps) {
+      throw new InputError(
+        `"${loopbackHttps.href}" cannot be registered beside a private-use scheme: use http for a loopback address.`,
+        'redirect_uris',
+      );
+    }
+  }
+  return { name, redirectUris };
+}
+
+export async function registerClient(
+  db: Database,
+  input: ApplicationDetailsInput & { ownerId: unknown; isPublic?: boolean; dpopBound?: boolean },
+): Promise<RegisteredClient> {
+  const ownerId = requirePositiveInteger(input.ownerId, 'owner', 'Owner');
+  const { name, redirectUris } = applicationDetails(input, Boolean(input.isPublic));
   if (!(await findMemberById(db, ownerId))) throw new InputError(`No member has id ${ownerId}.`, 'owner');
   const secret = input.isPublic ? undefined : generateClientSecret();
   const row = await insertOAuthClient(db, {
@@ -102,6 +163,11 @@ export async function registerClient(
 
 export function listClients(db: Database, ownerId: number): Promise<OAuthClientRow[]> {
   return listOAuthClientsOf(db, ownerId);
+}
+
+/** One of the member's applications; undefined for any other client id. */
+export function findClientOf(db: Database, ownerId: number, clientId: string): Promise<OAuthClientRow | undefined> {
+  return findOwnedOAuthClient(db, ownerId, clientId);
 }
 
 /**
@@ -130,6 +196,25 @@ export async function rotateClientSecret(
     return true;
   });
   return rotated ? { client_id: clientId, client_secret: secret, redirect_uris: client.redirect_uris } : undefined;
+}
+
+/**
+ * Renames an application and replaces its redirect URIs. Its id, secret, tokens and consents
+ * stay: an authorization request must name one of the new URIs from now on, while the tokens
+ * already issued keep working (rotate the secret or delete the application to end those).
+ */
+export async function updateClient(
+  db: Database,
+  ownerId: number,
+  clientId: string,
+  input: ApplicationDetailsInput,
+): Promise<void> {
+  const client = await findOwnedOAuthClient(db, ownerId, clientId);
+  if (!client) throw new InputError('No such application.', 'client_id');
+  const { name, redirectUris } = applicationDetails(input, client.is_public);
+  if (!(await updateOwnedOAuthClient(db, ownerId, clientId, { name, redirect_uris: redirectUris }))) {
+    throw new InputError('No such application.', 'client_id');
+  }
 }
 
 /** Deletes the application and revokes every token, code and consent issued to it. */

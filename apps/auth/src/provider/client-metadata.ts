@@ -4,6 +4,7 @@ import type { AdapterPayload } from '@contacts/db';
 import type { AuthConfig } from '../config';
 import { apiDocsClientMetadata } from '../lib/api-docs-client';
 import { hashClientSecret } from '../lib/client-secrets';
+import { isNativeApplication } from '../lib/registered-applications';
 import type { ClientDirectory } from './client-directory';
 
 /** The internal client that owns personal access tokens; it can never take part in a flow. */
@@ -54,6 +55,8 @@ export function clientMetadataSource(clients: ClientDirectory, config: AuthConfi
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: row.is_public ? 'none' : 'client_secret_basic',
+      // RFC 8252: a native app's loopback redirect URI may name any port.
+      application_type: isNativeApplication(row) ? 'native' : 'web',
       // [security] a DPoP-required client gets no token without a DPoP proof.
       dpop_bound_access_tokens: row.dpop_bound_access_tokens,
       owner_id: row.owner_id,

@@ -1,4 +1,4 @@
-import type { Logger } from '@contacts/config';
+import { DPOP_SIGNING_ALGORITHMS, type Logger } from '@contacts/config';
 import { createOidcAdapterClass, type Database, findMemberById, isRowId, takeRememberedAccount } from '@contacts/db';
 import { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { AuthConfig } from '../config';
@@ -49,6 +49,7 @@ export function providerConfiguration({ db, config, clients, accessTokens }: Pro
       jwks: '/oauth/jwks',
     },
     responseTypes: ['code'],
+    enabledJWA: { dPoPSigningAlgValues: DPOP_SIGNING_ALGORITHMS }, // shared with the contacts API
     scopes: [],
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
     allowOmittingSingleRegisteredRedirectUri: false,
@@ -103,9 +104,12 @@ export function providerConfiguration({ db, config, clients, accessTokens }: Pro
       dPoP: dpopFeature,
       introspection: {
         enabled: true,
-        // The contacts API may ask about any token; any other client only about its own.
+        // The contacts API may ask about any token; a confidential client only about its own. A
+        // public client proves nothing (its id is public): RFC 7662 §2.1 wants the caller
+        // authenticated, so that a token found somewhere cannot be checked here by anyone.
         allowedPolicy: async (_ctx, client, token) =>
-          client.clientId === introspectionClientId || client.clientId === token.clientId,
+          client.clientId === introspectionClientId ||
+          (client.clientAuthMethod !== 'none' && client.clientId === token.clientId),
       },
       revocation: {
         enabled: true,

@@ -2,7 +2,8 @@ import type { Logger } from '@contacts/config';
 import type { Database } from '@contacts/db';
 import type Provider from 'oidc-provider';
 import type { AuthConfig } from '../config';
-import { discoveryScopes } from '../http/discovery-scopes';
+import { discoveryMetadata } from '../http/discovery-metadata';
+import { endpointMethods } from '../http/endpoint-methods';
 import { recordPersonalTokenUse } from '../http/introspection-usage';
 import { refuseNulParameters } from '../http/nul-parameters';
 import { providerRequestScope } from '../http/provider-request-scope';
@@ -22,7 +23,8 @@ export function useProviderMiddleware(
   provider: Provider,
   { db, config, logger, audit }: { db: Database; config: AuthConfig; logger: Logger; audit: Audit },
 ): void {
-  provider.use(discoveryScopes);
+  provider.use(endpointMethods(provider));
+  provider.use(discoveryMetadata);
   provider.use(recordPersonalTokenUse(db, audit));
   provider.use(tokenJsonBody(provider));
   // After the JSON body is made parameters (so they are checked too), before anything is counted or stored.

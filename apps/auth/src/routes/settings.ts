@@ -7,12 +7,25 @@ import { listAuthorizedApplications, registerApplicationFromForm } from '../lib/
 import { revokeAuthorizedApp } from '../lib/authorized-apps';
 import { currentMember } from '../lib/member-sessions';
 import { PERSONAL_TOKEN_MAX_DAYS } from '../lib/personal-tokens';
-import { deleteClient, listClients, rotateClientSecret } from '../lib/registered-applications';
+import {
+  deleteClient,
+  findClientOf,
+  listClients,
+  rotateClientSecret,
+  updateClient,
+} from '../lib/registered-applications';
 import { InputError } from '../lib/validation';
 import type { AuthServices } from '../services';
 import { html } from '../views/html';
 import { type NoticeCode, noticeLocation, noticeText, tabPageOf } from '../views/layout';
-import { applicationsPage, authorizedAppsPage, type SettingsFrame, securityPage, tokensPage } from '../views/settings';
+import {
+  applicationEditPage,
+  applicationsPage,
+  authorizedAppsPage,
+  type SettingsFrame,
+  securityPage,
+  tokensPage,
+} from '../views/settings';
 import { formBody } from './form-body';
 
 interface SettingsState extends CsrfState {
@@ -126,21 +139,46 @@ export function settingsRoutes(services: AuthServices): Router {
         formId: requireFormId(body(ctx).form_id),
         name: body(ctx).name,
         redirectUris: body(ctx).redirect_uris,
+        isPublic: body(ctx).client_type === 'public',
         // [security] DPoP-required checkbox
         dpopBound: body(ctx).dpop_bound_access_tokens === 'on',
       });
       if (!client) return { seeOther: 'already_registered' };
       await audit('application.created', { memberId: memberId(ctx), clientId: client.client_id, ip: ctx.ip });
       ctx.status = 201;
-      return {
-        revealed: {
-          label: 'Client secret',
-          value: client.client_secret ?? '',
-          extra: html`<p>Client ID: <code id="revealed-client-id">${client.client_id}</code></p>`,
-        },
-      };
+      const clientIdLine = html`<p>Client ID: <code id="revealed-client-id">${client.client_id}</code></p>`;
+      // A public client has no secret: its id is all there is to copy (and it can be seen again).
+      if (client.client_secret === undefined) return { registered: clientIdLine };
+      return { revealed: { label: 'Client secret', value: client.client_secret, extra: clientIdLine } };
     }),
   );
+  /** An application's edit form; the member's own applications only (404 otherwise). */
+  const showEditForm = async (ctx: Context, extra: Partial<SettingsFrame> = {}) => {
+    const client = await findClientOf(db, memberId(ctx), ctx.params.clientId as string);
+    if (!client) {
+      ctx.status = 404;
+      return;
+    }
+    ctx.type = 'html';
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = applicationEditPage({ ...frame(ctx, extra), client });
+  };
+  router.get('/applications/:clientId', (ctx) => showEditForm(ctx));
+  router.post('/applications/:clientId', formBody, async (ctx) => {
+    const clientId = ctx.params.clientId as string;
+    try {
+      await updateClient(db, memberId(ctx), clientId, { name: body(ctx).name, redirectUris: body(ctx).redirect_uris });
+    } catch (error) {
+      if (!(error instanceof InputError)) throw error;
+      ctx.status = 422;
+      await showEditForm(ctx, { error: error.message, refused: { field: error.field, input: body(ctx) } });
+      return;
+    }
+    clients.forget(clientId);
+    await audit('application.updated', { memberId: memberId(ctx), clientId, ip: ctx.ip });
+    ctx.status = 303;
+    ctx.redirect(noticeLocation('applications', 'updated'));
+  });
   router.post('/applications/:clientId/rotate-secret', formBody, (ctx) =>
     attempt(ctx, 'applications', async () => {
       const clientId = ctx.params.clientId as string;

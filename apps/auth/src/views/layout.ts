@@ -29,6 +29,7 @@ const TABS: Array<{ key: Tab; href: string; label: string }> = [
  */
 export const NOTICES = {
   applications: {
+    updated: 'The application was saved. Authorization requests must now use one of its new redirect URIs.',
     deleted: 'The application was deleted; every token, code and consent issued to it was revoked.',
     already_registered:
       'This form already registered its application; its secret was shown once — rotate the secret to get another.',

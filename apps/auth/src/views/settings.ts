@@ -1,4 +1,5 @@
 import type { AuditEventRow, MemberGrantRow, OAuthClientRow, PersonalAccessTokenRow } from '@contacts/db';
+import type { AuditEventName } from '../lib/audit';
 import { secretVersion } from '../lib/client-secrets';
 import { SCOPE_DESCRIPTIONS } from '../provider/scopes';
 import { html, type SafeHtml } from './html';
@@ -17,6 +18,8 @@ export interface SettingsFrame {
   formId?: string;
   /** A secret or token shown exactly once, right after it was created. */
   revealed?: { label: string; value: string; extra?: SafeHtml };
+  /** A public application just registered: it has no secret, only its id to copy. */
+  registered?: SafeHtml;
   /**
    * A create form that was refused (422): what was typed is shown again, and the field the
    * message is about (InputError's field) is marked invalid and pointed at the message.
@@ -60,6 +63,7 @@ function frame(view: SettingsFrame, current: NonNullable<LayoutOptions['current'
           <code class="secret" id="revealed-secret">${view.revealed.value}</code>${view.revealed.extra ?? ''}</div>`
           : ''
       }
+      ${view.registered ? html`<div class="notice card" role="status"><p><strong>Application registered.</strong> It has no secret: use PKCE (S256).</p>${view.registered}</div>` : ''}
       ${body}`,
   );
 }
@@ -78,7 +82,13 @@ export function applicationsPage(view: SettingsFrame & { clients: OAuthClientRow
         <input type="text" id="app-name" name="name" required maxlength="100" value="${typed(view, 'name')}"${fieldAria(view, 'name')}>
         <label for="redirect-uris">Redirect URIs</label>
         <textarea id="redirect-uris" name="redirect_uris" required${fieldAria(view, 'redirect_uris', 'redirect-hint')}>${typed(view, 'redirect_uris')}</textarea>
-        <p class="hint" id="redirect-hint">One per line. Absolute URLs, https (http only for localhost and 127.0.0.1). They must match exactly.</p>
+        <p class="hint" id="redirect-hint">One per line. Absolute URLs, https (http only for localhost, 127.0.0.1 and [::1]; a public native app may use a private-use scheme such as com.example.app:/callback, and any port on its loopback URIs). They must match exactly.</p>
+        <fieldset>
+          <legend>Client type</legend>
+          <div><input type="radio" id="app-confidential" name="client_type" value="confidential"${typed(view, 'client_type') === 'public' ? '' : html` checked`}> <label for="app-confidential" class="inline">Confidential — a server that keeps a client secret</label></div>
+          <div><input type="radio" id="app-public" name="client_type" value="public"${typed(view, 'client_type') === 'public' ? html` checked` : ''} aria-describedby="public-hint"> <label for="app-public" class="inline">Public — a single-page or native app that cannot keep a secret</label></div>
+          <p class="hint" id="public-hint">A public application gets no secret and must use PKCE (S256) in every authorization request.</p>
+        </fieldset>
         <div><input type="checkbox" id="app-dpop" name="dpop_bound_access_tokens"${typed(view, 'dpop_bound_access_tokens') === 'on' ? html` checked` : ''}> <label for="app-dpop" class="inline">Require DPoP (tokens bound to the app's key, RFC 9449)</label></div>
         <div class="actions"><button type="submit" class="primary">Register application</button></div>
       </form>
@@ -91,10 +101,11 @@ export function applicationsPage(view: SettingsFrame & { clients: OAuthClientRow
           : html`<table class="stacking"><thead><tr><th scope="col">Name</th><th scope="col">Client ID</th><th scope="col">Redirect URIs</th><th scope="col">Actions</th></tr></thead><tbody>
           ${view.clients.map(
             (client) => html`<tr>
-              <td data-label="Name">${client.name}</td>
+              <td data-label="Name">${client.name}<div class="hint">${clientType(client)}</div></td>
               <td data-label="Client ID"><code class="client-id">${client.client_id}</code></td>
               <td data-label="Redirect URIs">${client.redirect_uris.map((uri) => html`<div>${uri}</div>`)}</td>
               <td data-label="Actions">
+                <a class="button secondary" href="/settings/applications/${client.client_id}" aria-label="Edit ${client.name}">Edit</a>
                 ${
                   client.is_public || !client.secret_hash
                     ? ''
@@ -109,6 +120,34 @@ export function applicationsPage(view: SettingsFrame & { clients: OAuthClientRow
               </td></tr>`,
           )}</tbody></table>`
       }
+    </section>`,
+  );
+}
+
+/** How an application authenticates, as its owner reads it. */
+const clientType = (client: OAuthClientRow) =>
+  `${client.is_public ? 'Public (PKCE)' : 'Confidential'}${client.dpop_bound_access_tokens ? ', DPoP' : ''}`;
+
+/** The form that renames an application and replaces its redirect URIs. */
+export function applicationEditPage(view: SettingsFrame & { client: OAuthClientRow }): string {
+  const { client } = view;
+  const value = (name: string, stored: string) => (view.refused ? typed(view, name) : stored);
+  return frame(
+    view,
+    'applications',
+    `Edit ${client.name}`,
+    html`<section class="card" aria-labelledby="edit-heading">
+      <h2 id="edit-heading">Application</h2>
+      <p>Client ID: <code class="client-id">${client.client_id}</code> · ${clientType(client)}</p>
+      <form method="post" action="/settings/applications/${client.client_id}">
+        <input type="hidden" name="csrf" value="${view.csrfToken}">
+        <label for="app-name">Application name</label>
+        <input type="text" id="app-name" name="name" required maxlength="100" value="${value('name', client.name)}"${fieldAria(view, 'name')}>
+        <label for="redirect-uris">Redirect URIs</label>
+        <textarea id="redirect-uris" name="redirect_uris" required${fieldAria(view, 'redirect_uris', 'redirect-hint')}>${value('redirect_uris', client.redirect_uris.join('\n'))}</textarea>
+        <p class="hint" id="redirect-hint">One per line, matched exactly. Tokens already issued keep working; new authorization requests must use one of these.</p>
+        <div class="actions"><button type="submit" class="primary">Save</button> <a class="button secondary" href="/settings/applications">Cancel</a></div>
+      </form>
     </section>`,
   );
 }
@@ -188,13 +227,14 @@ export function authorizedAppsPage(view: SettingsFrame & { grants: MemberGrantRo
   );
 }
 
-const EVENT_LABELS: Record<string, string> = {
+const EVENT_LABELS: Record<AuditEventName, string> = {
   'sign_in.succeeded': 'Signed in',
   'sign_in.failed': 'Failed sign-in attempt',
   'sign_in.throttled': 'Sign-in blocked after too many failures',
   'consent.granted': 'Authorized an application',
   'consent.revoked': "Revoked an application's access",
   'application.created': 'Registered an application',
+  'application.updated': 'Changed an application',
   'application.deleted': 'Deleted an application',
   'application.secret_rotated': 'Rotated an application secret',
   'personal_token.created': 'Created a personal access token',
@@ -223,7 +263,7 @@ export function securityPage(view: SettingsFrame & { events: AuditEventRow[] }):
             (
               event,
             ) => html`<tr><td data-label="When (UTC)">${event.created_at.toISOString().replace('T', ' ').slice(0, 19)}</td>
-              <td data-label="What">${EVENT_LABELS[event.event] ?? event.event}</td><td data-label="Application">${event.client_id ?? ''}</td><td data-label="From">${event.ip ?? ''}</td></tr>`,
+              <td data-label="What">${EVENT_LABELS[event.event as AuditEventName] ?? event.event}</td><td data-label="Application">${event.client_id ?? ''}</td><td data-label="From">${event.ip ?? ''}</td></tr>`,
           )}</tbody></table>`
       }
     </section>`,

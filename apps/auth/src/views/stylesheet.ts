@@ -113,18 +113,26 @@ a:focus-visible {
   font-size: 0.9rem;
   margin: 0.25rem 0 0;
 }
-button {
+button,
+a.button {
   font: inherit;
   cursor: pointer;
   border-radius: 6px;
   padding: 0.55rem 1rem;
   border: 1px solid transparent;
 }
+/* A link that looks like the buttons beside it (Edit, Cancel). */
+a.button {
+  display: inline-block;
+  text-decoration: none;
+  line-height: normal;
+}
 button.primary {
   background: var(--accent);
   color: #fff;
 }
-button.secondary {
+button.secondary,
+a.button.secondary {
   background: #fff;
   color: var(--ink);
   border-color: #8c959f;
@@ -211,6 +219,7 @@ td div {
   overflow-wrap: anywhere;
 }
 td code.client-id,
+td a.button,
 td button {
   white-space: nowrap;
 }
@@ -273,8 +282,12 @@ td button {
     grid-column: 2;
     overflow-wrap: anywhere;
   }
-  table.stacking td form + form {
+  table.stacking td form + form,
+  table.stacking td a.button + form {
     margin-top: 0.5rem;
+  }
+  table.stacking td a.button {
+    justify-self: start;
   }
   /* The label spans the cell's rows, so that several values (URIs, buttons) stack beside it. */
   table.stacking td::before {

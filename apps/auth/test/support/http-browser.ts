@@ -1,3 +1,6 @@
+import type { RunningAuthServer } from './auth-server';
+import { aMember, type TestMember } from './factories';
+
 /**
  * A browser without a window, for the auth app's own pages: it keeps cookies, follows no
  * redirects by itself, and submits forms with the CSRF token of the page they are on and the
@@ -76,4 +79,14 @@ export function hiddenFields(html: string, action: string): Record<string, strin
     return Object.fromEntries([...inputs].map(([, name = '', value = '']) => [name, value]));
   }
   return {};
+}
+
+/** A new member, signed in to the pages in a browser of their own. */
+export async function aSignedInMember(
+  server: RunningAuthServer,
+): Promise<{ member: TestMember; browser: HttpBrowser }> {
+  const member = await aMember(server.database.db);
+  const browser = httpBrowser(server.baseUrl);
+  await browser.signIn(member.email, member.password);
+  return { member, browser };
 }

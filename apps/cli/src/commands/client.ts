@@ -1,4 +1,4 @@
-import { deleteClient, InputError, registerClient, rotateClientSecret } from '@contacts/auth';
+import { deleteClient, InputError, registerClient, rotateClientSecret, updateClient } from '@contacts/auth';
 import { findOAuthClient, listOAuthClientsPage, type OAuthClientRow } from '@contacts/db';
 import { type CommandContext, UsageError } from '../cli-context';
 import { optionalRowIdFlag, textFlag } from '../flags';
@@ -63,6 +63,34 @@ export const clientCommands: Record<string, Command> = {
     options: { client: { type: 'string' } },
     required: ['client'],
     run: async (values, context) => shown(await existingClient(values, context)),
+  },
+  update: {
+    summary: 'client update --client C [--name N] [--redirect-uri U …]',
+    description:
+      'Renames an OAuth application and/or replaces its redirect URIs (all of them: give every one to keep), ' +
+      'as its owner editing it in the settings would. Its id, secret and tokens stay.',
+    options: {
+      client: { type: 'string' },
+      name: { type: 'string' },
+      'redirect-uri': { type: 'string', multiple: true },
+    },
+    required: ['client'],
+    run: async (values, context) => {
+      const client = await existingClient(values, context);
+      if (values.name === undefined && values['redirect-uri'] === undefined) {
+        throw new UsageError('give --name, --redirect-uri or both');
+      }
+      await updateClient(context.db, client.owner_id, client.client_id, {
+        name: values.name ?? client.name,
+        redirectUris: values['redirect-uri'] ?? client.redirect_uris,
+      });
+      await context.audit('application.updated', {
+        memberId: client.owner_id,
+        clientId: client.client_id,
+        details: cli,
+      });
+      return shown((await findOAuthClient(context.db, client.client_id)) ?? client);
+    },
   },
   delete: {
     summary: 'client delete --client C',

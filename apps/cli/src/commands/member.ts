@@ -60,7 +60,7 @@ export const memberCommands: Record<string, Command> = {
         groups,
         clients: clients.map(({ secret_hash: _secret, ...client }) => client),
         personal_tokens: tokens.map(({ token_hash: _hash, grant_id: _grant, ...token }) => token),
-        authorized_apps: grants.map(({ grant_id: _grant, ...app }) => app),
+        authorized_apps: grants,
       };
     },
   },

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { DPOP_SIGNING_ALGORITHMS } from '@contacts/config';
 import { calculateJwkThumbprint, EmbeddedJWK, type JWK, jwtVerify } from 'jose';
 
 /**
@@ -7,8 +8,12 @@ import { calculateJwkThumbprint, EmbeddedJWK, type JWK, jwtVerify } from 'jose';
  * `cnf.jkt` and the uniqueness of `jti` (see sender-constraint.ts).
  */
 
-/** Asymmetric algorithms only: `none` and the HMAC family can never prove possession of a key. */
-export const DPOP_ALGORITHMS = ['ES256', 'ES384', 'ES512', 'Ed25519', 'EdDSA', 'PS256', 'RS256'] as const;
+/**
+ * The authorization server's (packages/config dpop.ts): a token is only ever bound to a key proven
+ * with one of these, so a proof of any other algorithm could never match a token. Asymmetric only:
+ * `none` and the HMAC family can never prove possession of a key.
+ */
+const ALGORITHMS = [...DPOP_SIGNING_ALGORITHMS];
 
 /**
  * A proof is accepted when its `iat` is at most this many seconds before or after our clock:
@@ -61,7 +66,7 @@ export async function verifyDpopProof(proof: string, expected: ExpectedDpopReque
   let payload: Record<string, unknown>;
   let jwk: JWK;
   try {
-    const verified = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: [...DPOP_ALGORITHMS] });
+    const verified = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: ALGORITHMS });
     payload = verified.payload;
     jwk = verified.protectedHeader.jwk as JWK;
   } catch {

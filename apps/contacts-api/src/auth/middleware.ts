@@ -1,6 +1,7 @@
 import type { Logger } from '@contacts/config';
 import type { Middleware } from 'koa';
-import { bearerOf } from '../http/bearer';
+import { bearerOf, presentedScheme } from '../http/bearer';
+import { challengeOf, type TokenScheme } from '../http/challenge';
 import { ApiError } from '../http/errors';
 import type { Authenticator } from './authenticator';
 import { AuthServerUnavailable, type Introspection } from './introspection';
@@ -21,21 +22,36 @@ export function hasAccess(scopes: readonly string[], access: Access): boolean {
   return scopes.includes('*') || scopes.includes(SCOPE_FOR[access]);
 }
 
-const challenge = (error: string, description: string, scope?: string) =>
-  `Bearer realm="contacts", error="${error}", error_description="${description}"${scope ? `, scope="${scope}"` : ''}`;
-
-const invalidToken = () =>
+const invalidToken = (scheme: TokenScheme, description = 'the token is invalid, expired or revoked') =>
   new ApiError(401, 'unauthorized', 'The token is invalid, expired or revoked.', {
-    headers: { 'WWW-Authenticate': challenge('invalid_token', 'the token is invalid, expired or revoked') },
+    headers: { 'WWW-Authenticate': challengeOf(scheme, { error: 'invalid_token', description }) },
   });
 
-/** The caller an introspection describes, or the 401/403 that refuses it. */
-function admit(result: Introspection, access: Access): Caller {
-  if (!result.active) throw invalidToken();
+/**
+ * No token the API can read: without authentication information (no Authorization header, or
+ * another scheme such as Basic) the bare challenge (RFC 6750 §3.1: no error code); a Bearer or
+ * DPoP credential that is no well-formed token is an invalid token, challenged in its scheme.
+ */
+function noToken(authorization: string | undefined): ApiError {
+  const scheme = presentedScheme(authorization);
+  if (scheme) return invalidToken(scheme, 'the token is malformed');
+  return new ApiError(401, 'unauthorized', 'Send a bearer token in the Authorization header.', {
+    headers: { 'WWW-Authenticate': challengeOf('Bearer') },
+  });
+}
+
+/** The caller an introspection describes, or the 401/403 (challenged in `scheme`) that refuses it. */
+function admit(result: Introspection, access: Access, scheme: TokenScheme): Caller {
+  if (!result.active) throw invalidToken(scheme);
   if (!hasAccess(result.scopes, access)) {
-    throw new ApiError(403, 'insufficient_scope', `This needs the ${SCOPE_FOR[access]} scope.`, {
+    const scope = SCOPE_FOR[access];
+    throw new ApiError(403, 'insufficient_scope', `This needs the ${scope} scope.`, {
       headers: {
-        'WWW-Authenticate': challenge('insufficient_scope', `requires ${SCOPE_FOR[access]}`, SCOPE_FOR[access]),
+        'WWW-Authenticate': challengeOf(scheme, {
+          error: 'insufficient_scope',
+          description: `requires ${scope}`,
+          scope,
+        }),
       },
     });
   }
@@ -59,7 +75,8 @@ async function unavailableAs503<T>(work: () => Promise<T>, logger: Logger): Prom
 
 /**
  * Requires a valid bearer token (read by readBearer) with the scope for `access` (RFC 6750): 401 invalid_token,
- * 403 insufficient_scope, 503 when the authorization server cannot be asked.
+ * 403 insufficient_scope, 503 when the authorization server cannot be asked. Challenges are in the scheme the
+ * token came in (`DPoP` for a DPoP request, RFC 9449 §7.1); a request without a token gets a bare `Bearer` one.
  */
 export function requireAccess(
   authenticator: Authenticator,
@@ -71,22 +88,19 @@ export function requireAccess(
     // Bearer or DPoP (proof verified), personal-token checksum; before any introspection.
     const presented = senderConstraint ? await senderConstraint.present(ctx) : undefined;
     const bearer = bearerOf(ctx);
-    if (!bearer) {
-      throw new ApiError(401, 'unauthorized', 'Send a bearer token in the Authorization header.', {
-        headers: { 'WWW-Authenticate': challenge('invalid_token', 'missing bearer token') },
-      });
-    }
+    if (!bearer) throw noToken(ctx.get('authorization') || undefined);
+    const { scheme } = bearer;
     const verdict = await unavailableAs503(() => authenticator.authenticate(bearer), logger);
     // The token's DPoP binding matches how it was presented; the proof's jti is fresh.
     if (presented && senderConstraint) await senderConstraint.bind(presented, verdict.introspection);
     if (access === 'write') {
       // A write acts only on a confirmed answer.
-      ctx.state.caller = admit(await unavailableAs503(() => verdict.confirm(), logger), access);
+      ctx.state.caller = admit(await unavailableAs503(() => verdict.confirm(), logger), access, scheme);
       await next();
       return;
     }
     // A read runs alongside the confirmation and its answer is only sent once that holds.
-    const optimistic = admit(verdict.introspection, access);
+    const optimistic = admit(verdict.introspection, access, scheme);
     ctx.state.caller = optimistic;
     let failure: unknown;
     try {
@@ -94,8 +108,8 @@ export function requireAccess(
     } catch (error) {
       failure = error;
     }
-    const confirmed = admit(await unavailableAs503(() => verdict.confirm(), logger), access);
-    if (confirmed.memberId !== optimistic.memberId) throw invalidToken();
+    const confirmed = admit(await unavailableAs503(() => verdict.confirm(), logger), access, scheme);
+    if (confirmed.memberId !== optimistic.memberId) throw invalidToken(scheme);
     if (failure !== undefined) throw failure;
   };
 }

@@ -1,15 +1,10 @@
 import type { Logger } from '@contacts/config';
 import { type Database, hasPersonalTokenPrefix, isWellFormedPersonalToken, rememberDpopProof } from '@contacts/db';
 import type { Context } from 'koa';
-import { bearerToken, dpopToken } from '../http/bearer';
+import { bearerToken, dpopToken, presentedScheme } from '../http/bearer';
+import { type ChallengeError, challengeOf } from '../http/challenge';
 import { ApiError } from '../http/errors';
-import {
-  DPOP_ALGORITHMS,
-  DPOP_PROOF_WINDOW_SECONDS,
-  InvalidDpopProof,
-  type VerifiedDpopProof,
-  verifyDpopProof,
-} from './dpop-proof';
+import { DPOP_PROOF_WINDOW_SECONDS, InvalidDpopProof, type VerifiedDpopProof, verifyDpopProof } from './dpop-proof';
 import type { Introspection } from './introspection';
 
 /** The access token of a request, how it was presented, and (for DPoP) its verified proof. */
@@ -30,22 +25,17 @@ export interface SenderConstraint {
   bind(presented: PresentedToken, introspection: Introspection): Promise<void>;
 }
 
-const ALGS = DPOP_ALGORITHMS.join(' ');
 /** No token of ours is anywhere near this long; longer values are refused unread. */
 const MAX_TOKEN_LENGTH = 4_096;
 
-const dpopChallenge = (error: 'invalid_token' | 'invalid_dpop_proof', description: string) =>
+const dpopChallenge = (error: Exclude<ChallengeError, 'insufficient_scope'>, description: string) =>
   new ApiError(401, 'unauthorized', 'The token or its DPoP proof is invalid.', {
-    headers: {
-      'WWW-Authenticate': `DPoP error="${error}", error_description="${description}", algs="${ALGS}"`,
-    },
+    headers: { 'WWW-Authenticate': challengeOf('DPoP', { error, description }) },
   });
 
 const bearerInvalid = (description: string) =>
   new ApiError(401, 'unauthorized', 'The token is invalid, expired or revoked.', {
-    headers: {
-      'WWW-Authenticate': `Bearer realm="contacts", error="invalid_token", error_description="${description}"`,
-    },
+    headers: { 'WWW-Authenticate': challengeOf('Bearer', { error: 'invalid_token', description }) },
   });
 
 /**
@@ -60,7 +50,11 @@ export function senderConstraint(db: Database, publicUrl: string, logger: Logger
   return {
     async present(ctx) {
       const authorization = ctx.get('authorization');
-      if (authorization.length > MAX_TOKEN_LENGTH) throw bearerInvalid('the token is too long');
+      if (authorization.length > MAX_TOKEN_LENGTH) {
+        // Challenged in the scheme it came in (RFC 9449 §7.1).
+        if (presentedScheme(authorization) === 'DPoP') throw dpopChallenge('invalid_token', 'the token is too long');
+        throw bearerInvalid('the token is too long');
+      }
       const presentedDpop = dpopToken(authorization || undefined);
       if (presentedDpop === undefined) {
         const token = bearerToken(authorization || undefined);

@@ -2,6 +2,7 @@ import {
   type ContactImage,
   type ContactRecord,
   type Database,
+  deleteContactImage,
   deleteOwnedContacts,
   deleteOwnedContactsInGroup,
   findBusinessCategoryById,
@@ -25,6 +26,7 @@ import {
   updateContact,
 } from '@contacts/db';
 import type { ContactChanges, NewContact } from '@contacts/schemas';
+import type { Knex } from 'knex';
 import { contactNotFound, DomainError, EMAIL_TAKEN, invalidField, notGroupMember } from './errors';
 
 /**
@@ -99,11 +101,18 @@ export async function createContacts(
 
 export interface UpdateOptions {
   image?: ContactImageInput;
-  /** Checked against the current contact, under a row lock; false → precondition_failed. */
-  precondition?: (current: ContactRecord) => boolean;
+  /**
+   * Checked against the current contact, under a row lock: true → go ahead; false →
+   * precondition_failed ("has changed"); a string → precondition_failed with that message.
+   */
+  precondition?: (current: ContactRecord) => boolean | string;
 }
 
-/** Changes only the fields given (undefined: unchanged, null: cleared), and/or replaces the image. */
+/**
+ * Changes only the fields given (undefined: unchanged, null: cleared), and/or replaces the image.
+ * An update that changes no stored value (no field, or each as stored; the image stored already)
+ * writes nothing and answers the contact as it is: same updated_at, same ETag, no change-feed entry.
+ */
 export async function updateContactFields(
   db: Database,
   memberId: number,
@@ -112,17 +121,54 @@ export async function updateContactFields(
   options: UpdateOptions = {},
 ): Promise<ContactRecord> {
   return db.transaction(async (trx) => {
-    if (!(await lockContact(trx, memberId, id))) throw contactNotFound();
-    if (options.precondition) {
-      const current = (await findContactRecord(trx, memberId, id))!;
-      if (!options.precondition(current))
-        throw new DomainError('precondition_failed', 'The contact has changed since you read it.');
-    }
+    await lockOwnedContact(trx, memberId, id);
+    if (options.precondition) checkPrecondition(options.precondition, (await findContactRecord(trx, memberId, id))!);
     await checkReferences(trx, memberId, changes);
-    await insertOrExplain(() => updateContact(trx, memberId, id, changes));
-    if (options.image) await putContactImage(trx, id, options.image);
+    // Nothing is written when nothing changes: not the row, nor its updated_at (nor so its ETag).
+    const imageChanged = options.image ? await putContactImage(trx, id, options.image) : false;
+    await insertOrExplain(() => updateContact(trx, memberId, id, changes, { touch: imageChanged }));
     return (await findContactRecord(trx, memberId, id))!;
   });
+}
+
+/**
+ * Removes the contact's image, in one transaction under the contact's row lock: not the member's
+ * contact → not_found; no image → not_found (saying so); the precondition checked as for an
+ * update (before anything is written). The contact is then touched as an image upload touches
+ * it: updated_at is the time of the write, its ETag changes, the change feed lists it.
+ */
+export async function removeContactImage(
+  db: Database,
+  memberId: number,
+  id: number,
+  options: Pick<UpdateOptions, 'precondition'> = {},
+): Promise<void> {
+  return db.transaction(async (trx) => {
+    await lockOwnedContact(trx, memberId, id);
+    const current = (await findContactRecord(trx, memberId, id))!;
+    // RFC 9110 §13.2.1: a request that would fail without its preconditions fails so (404), not 412.
+    if (current.image_sha256 === null) throw contactHasNoImage();
+    if (options.precondition) checkPrecondition(options.precondition, current);
+    if (!(await deleteContactImage(trx, id))) throw contactHasNoImage();
+    await updateContact(trx, memberId, id, {}, { touch: true });
+  });
+}
+
+const contactHasNoImage = () => new DomainError('not_found', 'This contact has no image.');
+
+/** Locks the member's contact row until the transaction ends (concurrent writes serialise); not_found when not theirs. */
+async function lockOwnedContact(trx: Knex.Transaction, memberId: number, id: number): Promise<void> {
+  if (!(await lockContact(trx, memberId, id))) throw contactNotFound();
+}
+
+/** A write's precondition, checked against the contact as it is under the row lock (UpdateOptions.precondition). */
+function checkPrecondition(precondition: NonNullable<UpdateOptions['precondition']>, current: ContactRecord): void {
+  const verdict = precondition(current);
+  if (verdict !== true)
+    throw new DomainError(
+      'precondition_failed',
+      typeof verdict === 'string' ? verdict : 'The contact has changed since you read it.',
+    );
 }
 
 /**
@@ -145,11 +191,12 @@ export async function upsertContactByEmail(
     let id: number;
     if (existing === undefined) {
       id = await insertOrExplain(() => insertContact(trx, memberId, contact));
+      if (image) await putContactImage(trx, id, image);
     } else {
       id = existing;
-      await updateContact(trx, memberId, id, contact);
+      const imageChanged = image ? await putContactImage(trx, id, image) : false;
+      await updateContact(trx, memberId, id, contact, { touch: imageChanged });
     }
-    if (image) await putContactImage(trx, id, image);
     return { record: (await findContactRecord(trx, memberId, id))!, created: existing === undefined };
   });
 }

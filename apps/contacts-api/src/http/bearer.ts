@@ -1,5 +1,6 @@
 import { tokenHash } from '@contacts/db';
 import type { Context, Middleware } from 'koa';
+import type { TokenScheme } from './challenge';
 
 /**
  * The access token of a request (sent as `Bearer` or `DPoP`) and its SHA-256 (the only form in
@@ -9,6 +10,20 @@ import type { Context, Middleware } from 'koa';
 export interface BearerCredentials {
   token: string;
   hash: string;
+  /** The scheme it was sent with (the scheme of the challenges that refuse it). */
+  scheme: TokenScheme;
+}
+
+/**
+ * The scheme an `Authorization` header names when it is one the API takes (Bearer or DPoP,
+ * case-insensitive as every auth-scheme), whether or not a well-formed token follows; undefined
+ * without the header or for another scheme (Basic…), that is a request with no authentication
+ * information the API understands.
+ */
+export function presentedScheme(header: string | undefined): TokenScheme | undefined {
+  const scheme = header ? /^(Bearer|DPoP)(?: |$)/i.exec(header)?.[1]?.toLowerCase() : undefined;
+  if (scheme === 'bearer') return 'Bearer';
+  return scheme === 'dpop' ? 'DPoP' : undefined;
 }
 
 /** The token of an `Authorization: Bearer <token>` header (RFC 6750 §2.1), or undefined. */
@@ -31,9 +46,17 @@ export function dpopToken(header: string | undefined): string | undefined {
 export function readBearer(): Middleware {
   return async (ctx, next) => {
     const header = ctx.get('authorization') || undefined;
-    const token = bearerToken(header) ?? dpopToken(header);
+    const bearer = bearerToken(header);
+    const dpop = bearer === undefined ? dpopToken(header) : undefined;
+    const token = bearer ?? dpop;
     ctx.state.bearer =
-      token === undefined ? undefined : ({ token, hash: tokenHash(token) } satisfies BearerCredentials);
+      token === undefined
+        ? undefined
+        : ({
+            token,
+            hash: tokenHash(token),
+            scheme: bearer === undefined ? 'DPoP' : 'Bearer',
+          } satisfies BearerCredentials);
     await next();
   };
 }

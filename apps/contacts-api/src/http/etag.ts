@@ -21,6 +21,57 @@ export function ifMatchSatisfied(header: string, current: string): boolean {
 }
 
 /**
+ * RFC 9110 §13.1.2 If-None-Match: false when the header is `*` (there is a current
+ * representation) or lists an entity-tag weakly equal to `current` (`W/` ignored on both sides);
+ * true otherwise. A header that is no entity-tag list names nothing, so it holds.
+ */
+export function ifNoneMatchSatisfied(header: string, current: string): boolean {
+  if (header.trim() === '*') return false;
+  const opaque = weakless(current);
+  return !(entityTags(header)?.some((tag) => weakless(tag) === opaque) ?? false);
+}
+
+/**
+ * A write's If-Match and If-None-Match (RFC 9110 §13.2.2: If-Match first) as the precondition
+ * the domain checks against the current record under its row lock (domain/contacts.ts
+ * UpdateOptions.precondition): false → 412 "has changed"; a string → 412 with that message.
+ * Nothing when neither header was sent. `etagOfCurrent`: the ETag the record is answered with.
+ */
+export function writePrecondition<T>(
+  headers: { ifMatch: string; ifNoneMatch: string },
+  etagOfCurrent: (current: T) => string,
+): { precondition?: (current: T) => boolean | string } {
+  const { ifMatch, ifNoneMatch } = headers;
+  if (!ifMatch && !ifNoneMatch) return {};
+  return {
+    precondition: (current) => {
+      const etag = etagOfCurrent(current);
+      if (ifMatch && !ifMatchSatisfied(ifMatch, etag)) return false;
+      if (ifNoneMatch && !ifNoneMatchSatisfied(ifNoneMatch, etag))
+        return 'If-None-Match names the current contact (or is *): nothing was written.';
+      return true;
+    },
+  };
+}
+
+/**
+ * The answer RFC 9110 §13.2.2 gives a GET or HEAD of a representation whose ETag is `current`,
+ * given its If-Match and If-None-Match (empty or absent: not sent): 412 when If-Match fails, else
+ * 304 when If-None-Match fails, else undefined (answer the representation).
+ */
+export function readPrecondition(
+  ifMatch: string | undefined,
+  ifNoneMatch: string | undefined,
+  current: string,
+): 304 | 412 | undefined {
+  if (ifMatch && !ifMatchSatisfied(ifMatch, current)) return 412;
+  if (ifNoneMatch && !ifNoneMatchSatisfied(ifNoneMatch, current)) return 304;
+  return undefined;
+}
+
+const weakless = (tag: string) => (tag.startsWith('W/') ? tag.slice(2) : tag);
+
+/**
  * One element of an entity-tag list (RFC 9110 §8.8.3, §5.6.1): optional whitespace, an optional
  * tag (`W/` kept, so a weak tag equals no strong one), then a comma or the end. The opaque part
  * may hold commas, so the list cannot be split at commas; empty elements are allowed.

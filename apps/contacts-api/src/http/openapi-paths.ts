@@ -61,9 +61,24 @@ const v4Error = (description: string): JsonObject => ({
 const V4_AUTH_ERRORS: Record<string, JsonObject> = {
   '401': {
     ...v4Error('Missing, invalid, expired or revoked token.'),
-    headers: { 'WWW-Authenticate': { schema: { type: 'string' }, description: 'Bearer error="invalid_token"' } },
+    headers: {
+      'WWW-Authenticate': {
+        schema: { type: 'string' },
+        description:
+          'In the scheme of the request: `Bearer realm="contacts"` when no token was sent (no error code), `error="invalid_token"` for a malformed, unknown, expired or revoked one; for a DPoP request `DPoP error="invalid_token"` or `error="invalid_dpop_proof"`, with `algs`.',
+      },
+    },
   },
-  '403': v4Error('The token lacks the scope (error="insufficient_scope"), or the member may not do this.'),
+  '403': {
+    ...v4Error('The token lacks the scope (error="insufficient_scope"), or the member may not do this.'),
+    headers: {
+      'WWW-Authenticate': {
+        schema: { type: 'string' },
+        description:
+          'Only when the token lacks the scope: `error="insufficient_scope"` and the `scope` needed, in the scheme of the request (`Bearer realm="contacts", …` or `DPoP …, algs=…`).',
+      },
+    },
+  },
   '503': v4Error('The authorization server cannot be reached to check the token.'),
 };
 

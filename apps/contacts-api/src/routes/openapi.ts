@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { API_DOCS_CLIENT_ID, apiDocsRedirectUri } from '@contacts/config';
+import { API_DOCS_CLIENT_ID, apiDocsRedirectUri, DPOP_SIGNING_ALGORITHMS } from '@contacts/config';
 import { buildOpenApiDocument, type CONTACT_SCOPES } from '@contacts/schemas';
 import { Router } from '@koa/router';
 import { openApiPaths, type RegisteredRoute } from '../http/openapi-paths';
@@ -67,7 +67,11 @@ window.ui.initOAuth(${JSON.stringify(oauth)});
 export function openApiRoutes(options: { publicUrl: string; routes: readonly RegisteredRoute[] }): Router {
   const router = new Router();
   const document = JSON.stringify(
-    buildOpenApiDocument({ serverUrl: options.publicUrl, paths: openApiPaths(options.routes) }),
+    buildOpenApiDocument({
+      serverUrl: options.publicUrl,
+      paths: openApiPaths(options.routes),
+      dpopAlgorithms: DPOP_SIGNING_ALGORITHMS,
+    }),
   );
   const init = initScript(options.publicUrl);
   // The package's folder, found without importing its entry point, which would load (and keep

@@ -4,12 +4,15 @@ import type { Queryable } from './contacts';
 
 export type ContactImage = ContactImageRow;
 
-/** Stores (or replaces) a contact's image. Run it in the transaction that writes the contact. */
+/**
+ * Stores (or replaces) a contact's image; answers whether anything changed (false when the same
+ * image is stored already). Run it in the transaction that writes the contact.
+ */
 export async function putContactImage(
   db: Queryable,
   contactId: number,
   image: { contentType: string; bytes: Buffer },
-): Promise<void> {
+): Promise<boolean> {
   const row = {
     contact_id: contactId,
     content_type: image.contentType,
@@ -18,7 +21,24 @@ export async function putContactImage(
     bytes: image.bytes,
     created_at: db.fn.now(),
   };
-  await db('contact_images').insert(row).onConflict('contact_id').merge();
+  const written = await db('contact_images')
+    .insert(row)
+    .onConflict('contact_id')
+    .merge()
+    .whereRaw(
+      'contact_images.sha256 is distinct from excluded.sha256 or contact_images.content_type is distinct from excluded.content_type',
+    )
+    .returning<Array<{ contact_id: number }>>('contact_id');
+  return written.length > 0;
+}
+
+/**
+ * Deletes a contact's image; answers whether there was one. Run it in the transaction that locks
+ * and touches the contact (updateContact's `touch`), so that the change feed reports it.
+ */
+export async function deleteContactImage(db: Queryable, contactId: number): Promise<boolean> {
+  const deleted = await db('contact_images').where({ contact_id: contactId }).delete();
+  return deleted > 0;
 }
 
 /** The image of one of the owner's contacts; undefined when the contact is not theirs or has none. */

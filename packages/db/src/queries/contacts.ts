@@ -200,16 +200,34 @@ export async function insertContactRecords(
   return rows;
 }
 
-/** Updates the given columns (and updated_at, always: an image change is a change too). */
+/**
+ * Writes the given columns (undefined: left alone) when one of them differs from what is stored,
+ * with updated_at, and answers whether the row was written. An update that would change no
+ * column writes nothing (a condition on the UPDATE: no row matches, so no row trigger fires):
+ * updated_at, the ETag and the change feed's xid stay as they were. `touch` writes the row (and
+ * updated_at) even so: the contact's image changed.
+ *
+ * updated_at is the time of the write, clock_timestamp(), not now() (the start of the writing
+ * transaction): a transaction that began earlier but waited for the row lock while another one
+ * updated the row would stamp the later state with the earlier time, and a client that asked for
+ * the changes since the time it was answered would miss it. Under the row lock, a row's
+ * timestamps follow its states.
+ */
 export async function updateContact(
   db: Queryable,
   ownerId: number,
   id: number,
   columns: ContactChanges,
+  options: { touch?: boolean } = {},
 ): Promise<boolean> {
-  const count = await db('contacts')
-    .where({ owner_id: ownerId, id })
-    .update({ ...columns, updated_at: db.fn.now() });
+  const changed = Object.entries(columns).filter(([, value]) => value !== undefined);
+  if (changed.length === 0 && !options.touch) return false;
+  const query = db('contacts').where({ owner_id: ownerId, id });
+  if (!options.touch)
+    query.where((differs) => {
+      for (const [column, value] of changed) differs.orWhereRaw('?? is distinct from ?', [column, value as Knex.Value]);
+    });
+  const count = await query.update({ ...columns, updated_at: db.raw('clock_timestamp()') });
   return count > 0;
 }
 

@@ -82,6 +82,23 @@ export async function replaceOAuthClientSecret(
 }
 
 /**
+ * Changes what an owner may edit of an application (its name and redirect URIs); false when the
+ * member owns no such application. The trigger on oauth_clients announces the change.
+ */
+export async function updateOwnedOAuthClient(
+  db: Database,
+  ownerId: number,
+  clientId: string,
+  changes: Pick<OAuthClientRow, 'name' | 'redirect_uris'>,
+): Promise<boolean> {
+  if (clientId.includes('\u0000')) return false;
+  const updated = await db('oauth_clients')
+    .where({ client_id: clientId, owner_id: ownerId })
+    .update({ ...changes, updated_at: db.fn.now() });
+  return updated > 0;
+}
+
+/**
  * Marks the client as registered by this settings form (migration 20261124000000_creation_form_ids);
  * fails with a unique violation (isDuplicateFormId) when the form already registered one.
  */

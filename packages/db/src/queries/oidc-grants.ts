@@ -52,8 +52,8 @@ export async function findLatestGrantId(
   return row?.payload.jti;
 }
 
+/** An application the member approved: the consents of all its grants (one per browser that authorized it). */
 export interface MemberGrantRow {
-  grant_id: string;
   client_id: string;
   client_name: string;
   scope: string;
@@ -61,7 +61,8 @@ export interface MemberGrantRow {
 }
 
 /**
- * The applications a member approved: one row per unexpired grant, with the client's name.
+ * The applications a member approved: one row per client, with the scopes of all its unexpired
+ * grants and the time of the first, and the client's name.
  * `builtInClients` (client id → name) adds clients the authorization server defines itself,
  * which have no oauth_clients row; any other grant without a row (personal access tokens) is
  * not an application the member authorized.
@@ -83,11 +84,24 @@ export async function listGrantsOfMember(
       'g.client_id',
       'c.name as client_name',
     );
-  return rows.map((row) => ({
-    grant_id: String(row.payload.jti),
-    client_id: row.client_id,
-    client_name: row.client_name ?? builtInClients[row.client_id] ?? row.client_id,
-    scope: Object.values((row.payload.resources as Record<string, string> | undefined) ?? {}).join(' '),
-    granted_at: new Date(Number(row.payload.iat) * 1000),
+  const byClient = new Map<string, { name: string; scopes: Set<string>; grantedAt: number }>();
+  for (const row of rows) {
+    const seen = byClient.get(row.client_id) ?? {
+      name: row.client_name ?? builtInClients[row.client_id] ?? row.client_id,
+      scopes: new Set<string>(),
+      grantedAt: Number.POSITIVE_INFINITY,
+    };
+    const resources = (row.payload.resources as Record<string, string> | undefined) ?? {};
+    for (const scope of Object.values(resources).flatMap((scopes) => scopes.split(' '))) {
+      if (scope !== '') seen.scopes.add(scope);
+    }
+    seen.grantedAt = Math.min(seen.grantedAt, Number(row.payload.iat) * 1000);
+    byClient.set(row.client_id, seen);
+  }
+  return [...byClient].map(([clientId, seen]) => ({
+    client_id: clientId,
+    client_name: seen.name,
+    scope: [...seen.scopes].join(' '),
+    granted_at: new Date(seen.grantedAt),
   }));
 }

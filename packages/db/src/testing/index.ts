@@ -1,2 +1,3 @@
+export { describeDatabaseRefusalsAtStart } from './service-start';
 export { createEmptyTestDatabase, createTestDatabase, type TestDatabase } from './test-database';
 export { connectTestRedis, TEST_REDIS_URL, type TestRedis } from './test-redis';

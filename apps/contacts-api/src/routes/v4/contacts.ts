@@ -21,7 +21,8 @@ import { createContact, deleteContacts, getContact, listContacts, updateContactF
 import { fixedPathsFirst } from '../../http/allowed-methods';
 import { parseBody } from '../../http/body';
 import { readContactInput } from '../../http/contact-input';
-import { etagOf, etagOfJson, ifMatchSatisfied } from '../../http/etag';
+import { ApiError } from '../../http/errors';
+import { etagOf, etagOfJson, readPrecondition, writePrecondition } from '../../http/etag';
 import { koaGuard } from '../../http/guard';
 import { callerOf, pathId, type RouteDependencies } from '../context';
 import { contactWriteBody, ETAG_HEADER, IMAGE_LIMIT, idParams, v4Error } from '../contract-parts';
@@ -35,8 +36,11 @@ export function contactRoutes({ db, publicUrl, read, write, rateLimit }: RouteDe
   const sendOne = (ctx: Context, status: number, contact: ContactV4) => {
     // Serialised once, for both the ETag and the body.
     const json = JSON.stringify(contact);
+    sendJson(ctx, status, json, etagOfJson(json));
+  };
+  const sendJson = (ctx: Context, status: number, json: string, etag: string) => {
     ctx.status = status;
-    ctx.set('ETag', etagOfJson(json));
+    ctx.set('ETag', etag);
     ctx.set('Cache-Control', 'private, no-cache');
     ctx.type = 'application/json';
     ctx.body = `{"data":${json}}`;
@@ -116,13 +120,30 @@ export function contactRoutes({ db, publicUrl, read, write, rateLimit }: RouteDe
     summary: "Delete some of the caller's own contacts (by ids and/or group)",
     scope: 'contacts:write',
     body: deleteContactsV4,
+    headers: [
+      {
+        name: 'If-None-Match',
+        in: 'header',
+        required: false,
+        schema: { type: 'string' },
+        description: '`*` refuses the request (412): the address book always exists. The collection has no ETag.',
+      },
+    ],
     responses: {
       200: { description: 'What was deleted.', schema: deleteContactsResultV4 },
+      412: v4Error('If-None-Match is `*`; nothing was deleted.'),
       422: v4Error(`Empty or invalid body, or more than ${MAX_DELETE_IDS} ids.`),
     },
   });
   router.delete('/v4/contacts', write, rateLimit, parseBody(), remove.middleware, async (ctx) => {
     const { contact_ids, group_id } = remove.of(ctx).body;
+    // RFC 9110 §13.1.2: * matches any current representation, and the collection always has one.
+    if (ctx.get('if-none-match').trim() === '*')
+      throw new ApiError(
+        412,
+        'precondition_failed',
+        'If-None-Match: * — the address book exists; nothing was deleted.',
+      );
     const deleted = await deleteContacts(db, callerOf(ctx).memberId, {
       ...(contact_ids ? { contactIds: contact_ids } : {}),
       ...(group_id !== undefined ? { groupId: group_id } : {}),
@@ -136,10 +157,50 @@ export function contactRoutes({ db, publicUrl, read, write, rateLimit }: RouteDe
     scope: 'contacts:read',
     params: idParams,
     paramsNotFound: true,
-    responses: { 200: { description: 'The contact.', headers: ETAG_HEADER, schema: one }, 404: notFound },
+    headers: [
+      {
+        name: 'If-None-Match',
+        in: 'header',
+        required: false,
+        schema: { type: 'string' },
+        description:
+          "The contact's ETag from an earlier answer (compared weakly), a list of them, or `*`: 304 while it is current.",
+      },
+      {
+        name: 'If-Match',
+        in: 'header',
+        required: false,
+        schema: { type: 'string' },
+        description: "412 unless it names the contact's current ETag (compared strongly) or is `*`.",
+      },
+    ],
+    responses: {
+      200: { description: 'The contact.', headers: ETAG_HEADER, schema: one },
+      304: {
+        description: "Not modified: If-None-Match names the contact's current ETag, or is `*`.",
+        headers: ETAG_HEADER,
+      },
+      404: notFound,
+      412: v4Error('If-Match names no current ETag of the contact.'),
+    },
   });
   router.get('/v4/contacts/:id', read, rateLimit, found.middleware, async (ctx) => {
-    sendOne(ctx, 200, serialize(await getContact(db, callerOf(ctx).memberId, pathId(ctx))));
+    const json = JSON.stringify(serialize(await getContact(db, callerOf(ctx).memberId, pathId(ctx))));
+    const etag = etagOfJson(json);
+    // RFC 9110 §13.2.2, evaluated only when a condition is sent (the usual read has none).
+    const { 'if-match': ifMatch, 'if-none-match': ifNoneMatch } = ctx.request.headers;
+    if (ifMatch !== undefined || ifNoneMatch !== undefined) {
+      const answer = readPrecondition(ifMatch, ifNoneMatch, etag);
+      if (answer === 412)
+        throw new ApiError(412, 'precondition_failed', 'If-Match names no current ETag of the contact.');
+      if (answer === 304) {
+        ctx.status = 304;
+        ctx.set('ETag', etag);
+        ctx.set('Cache-Control', 'private, no-cache');
+        return;
+      }
+    }
+    sendJson(ctx, 200, json, etag);
   });
 
   const updated = koaGuard({
@@ -148,12 +209,25 @@ export function contactRoutes({ db, publicUrl, read, write, rateLimit }: RouteDe
     scope: 'contacts:write',
     params: idParams,
     paramsNotFound: true,
-    headers: [{ name: 'If-Match', in: 'header', required: false, schema: { type: 'string' } }],
+    headers: [
+      { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' } },
+      {
+        name: 'If-None-Match',
+        in: 'header',
+        required: false,
+        schema: { type: 'string' },
+        description: "412 when it names the contact's current ETag (compared weakly) or is `*` (the contact exists).",
+      },
+    ],
     requestBody: contactWriteBody(contactUpdateV4),
     responses: {
-      200: { description: 'The updated contact.', headers: ETAG_HEADER, schema: one },
+      200: {
+        description: 'The updated contact (as it was, same ETag and updated_at, when nothing sent changes it).',
+        headers: ETAG_HEADER,
+        schema: one,
+      },
       404: notFound,
-      412: v4Error('If-Match does not match the current ETag.'),
+      412: v4Error('If-Match does not match the current ETag, or If-None-Match does (or is `*`). Nothing was written.'),
       ...bodyErrors,
     },
   });
@@ -166,12 +240,12 @@ export function contactRoutes({ db, publicUrl, read, write, rateLimit }: RouteDe
     async (ctx) => {
       const id = pathId(ctx);
       const { changes, image } = await readContactInput(ctx, contactUpdateV4, (input) => v4InputToChanges(input));
-      const ifMatch = ctx.get('if-match');
       const record = await updateContactFields(db, callerOf(ctx).memberId, id, changes, {
         ...(image ? { image } : {}),
-        ...(ifMatch
-          ? { precondition: (current: ContactRecord) => ifMatchSatisfied(ifMatch, etagOf(serialize(current))) }
-          : {}),
+        ...writePrecondition(
+          { ifMatch: ctx.get('if-match'), ifNoneMatch: ctx.get('if-none-match') },
+          (current: ContactRecord) => etagOf(serialize(current)),
+        ),
       });
       sendOne(ctx, 200, serialize(record));
     },

@@ -1,8 +1,10 @@
-import { type ContactImage, findOwnedContactImage } from '@contacts/db';
+import { type ContactImage, type ContactRecord, findOwnedContactImage } from '@contacts/db';
+import { toContactV4 } from '@contacts/schemas';
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
-import { findGroupGuestImageFor } from '../../domain/contacts';
+import { findGroupGuestImageFor, removeContactImage } from '../../domain/contacts';
 import { ApiError } from '../../http/errors';
+import { etagOf, ifNoneMatchSatisfied, writePrecondition } from '../../http/etag';
 import { koaGuard } from '../../http/guard';
 import { callerOf, pathId, type RouteDependencies } from '../context';
 import { groupGuestParams, IMAGE_ETAG_HEADER, idParams, v4Error } from '../contract-parts';
@@ -12,7 +14,8 @@ const IF_NONE_MATCH = {
   in: 'header',
   required: false,
   schema: { type: 'string' },
-  description: "The image's ETag from an earlier answer: 304 while the image is unchanged.",
+  description:
+    "The image's ETag from an earlier answer (compared weakly: W/ is ignored), or *: 304 while the image is unchanged.",
 };
 
 const imageResponses = (notFound: string) => ({
@@ -24,7 +27,10 @@ const imageResponses = (notFound: string) => ({
       'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
     },
   },
-  304: { description: "Not modified: If-None-Match names the image's current ETag.", headers: IMAGE_ETAG_HEADER },
+  304: {
+    description: "Not modified: If-None-Match names the image's current ETag (weakly) or is *.",
+    headers: IMAGE_ETAG_HEADER,
+  },
   404: v4Error(notFound),
 });
 
@@ -32,9 +38,10 @@ const imageResponses = (notFound: string) => ({
  * The images a caller may read, each as stored with validators for caches: their own contacts'
  * (GET /v4/contacts/{id}/image) and, for members of a group, its guests' (the contacts other
  * members linked to it: GET /v4/groups/{id}/guests/{contact_id}/image, where the guests
- * listing's image_url points).
+ * listing's image_url points). The owner may remove their contact's image
+ * (DELETE /v4/contacts/{id}/image): the contact changes as with an upload.
  */
-export function imageRoutes({ db, read, rateLimit }: RouteDependencies): Router {
+export function imageRoutes({ db, publicUrl, read, write, rateLimit }: RouteDependencies): Router {
   const router = new Router();
   const image = koaGuard({
     operationId: 'getContactImage',
@@ -47,6 +54,43 @@ export function imageRoutes({ db, read, rateLimit }: RouteDependencies): Router 
   });
   router.get('/v4/contacts/:id/image', read, rateLimit, image.middleware, async (ctx) => {
     answerWithImage(ctx, await findOwnedContactImage(db, callerOf(ctx).memberId, pathId(ctx)));
+  });
+
+  const removed = koaGuard({
+    operationId: 'deleteContactImage',
+    summary: "Remove the contact's image",
+    description:
+      "The contact changes as with an image upload: its updated_at is the time of the removal, its ETag changes, image_url becomes null and the change feed lists it among the changed contacts. Sent with If-Match, the contact's ETag is checked under the contact's row lock.",
+    scope: 'contacts:write',
+    params: idParams,
+    paramsNotFound: true,
+    headers: [
+      {
+        name: 'If-Match',
+        in: 'header',
+        required: false,
+        schema: { type: 'string' },
+        description:
+          "The contact's ETag (not the image's; compared strongly), a list of them, or `*`: 412 unless it names the current one.",
+      },
+    ],
+    responses: {
+      204: { description: 'The image was removed.' },
+      404: v4Error("No such contact among the caller's, or it has no image (the message says which)."),
+      412: v4Error('If-Match names no current ETag of the contact. Nothing was removed.'),
+    },
+  });
+  router.delete('/v4/contacts/:id/image', write, rateLimit, removed.middleware, async (ctx) => {
+    // If-Match only: the route declares no If-None-Match (removing an image is no creation).
+    await removeContactImage(
+      db,
+      callerOf(ctx).memberId,
+      pathId(ctx),
+      writePrecondition({ ifMatch: ctx.get('if-match'), ifNoneMatch: '' }, (current: ContactRecord) =>
+        etagOf(toContactV4(current, { publicUrl })),
+      ),
+    );
+    ctx.status = 204;
   });
 
   const guestImage = koaGuard({
@@ -79,13 +123,10 @@ function answerWithImage(ctx: Context, stored: ContactImage | undefined): void {
     'Content-Disposition': 'inline',
   });
   // Not ctx.fresh: it treats a request carrying Cache-Control: no-cache as stale, and fetch()
-  // adds exactly that header to every request it sends with If-None-Match.
-  if (
-    ctx
-      .get('if-none-match')
-      .split(',')
-      .some((tag) => tag.trim() === etag)
-  ) {
+  // adds exactly that header to every request it sends with If-None-Match. RFC 9110 §13.1.2:
+  // compared weakly (W/"…" names the same image), and * matches any stored image.
+  const ifNoneMatch = ctx.get('if-none-match');
+  if (ifNoneMatch && !ifNoneMatchSatisfied(ifNoneMatch, etag)) {
     ctx.status = 304;
     return;
   }

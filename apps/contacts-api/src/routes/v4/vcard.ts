@@ -3,8 +3,10 @@ import { type ContactRecord, type Database, listBusinessCategories, listContactR
 import {
   contactCreateV4,
   type ParsedCard,
+  parseContentLine,
   parseVCards,
   toVCard,
+  unfold,
   type VCardContact,
   v4InputToChanges,
   validate,
@@ -80,13 +82,11 @@ export function vCardRoutes({ db, publicUrl, read, write, rateLimit }: RouteDepe
   });
   router.post('/v4/contacts/import', write, rateLimit, imported.middleware, async (ctx) => {
     const text = await readVCardBody(ctx);
-    const cards = parseVCards(text);
+    const cards = parseVCards(withoutFaxOrPager(text));
     // Only unterminated cards (or none): the body is no vCard file, not a file with bad cards.
     if (cards.every((card) => !card.ok && card.unterminated))
       throw validationFailed({ file: ['The body holds no complete vCard (BEGIN:VCARD … END:VCARD).'] });
-    const categories = new Map(
-      (await listBusinessCategories(db)).map((category) => [category.name.toLowerCase(), category.id]),
-    );
+    const categories = categoryMatcher(await listBusinessCategories(db));
     const memberId = callerOf(ctx).memberId;
     const result = await db.transaction(async (trx) => {
       let created = 0;
@@ -125,11 +125,11 @@ async function importCard(
   trx: Database,
   memberId: number,
   card: ParsedCard,
-  categories: Map<string, number>,
+  categories: (name: string) => number | undefined,
 ): Promise<string | undefined> {
   if (!card.ok) return card.reason;
   const { category, ...fields } = card.contact;
-  const categoryId = category === undefined ? undefined : categories.get(category.toLowerCase());
+  const categoryId = category === undefined ? undefined : categories(category);
   const input = validate(contactCreateV4, {
     ...fields,
     ...(categoryId !== undefined ? { business_category_id: categoryId } : {}),
@@ -148,6 +148,49 @@ async function importCard(
     if (error instanceof DomainError) return error.message;
     throw error;
   }
+}
+
+/**
+ * Finds a card's CATEGORIES among the business categories (listed by id): the one of exactly that
+ * name, else the first (lowest id) whose name matches ignoring case. Names are unique only as
+ * written, so "Plumbing" and "PLUMBING" may both exist, and an export names the one it means.
+ */
+function categoryMatcher(
+  categories: ReadonlyArray<{ id: number; name: string }>,
+): (name: string) => number | undefined {
+  const exact = new Map<string, number>();
+  const anyCase = new Map<string, number>();
+  for (const { id, name } of categories) {
+    if (!exact.has(name)) exact.set(name, id);
+    const folded = name.toLowerCase();
+    if (!anyCase.has(folded)) anyCase.set(folded, id);
+  }
+  return (name) => exact.get(name) ?? anyCase.get(name.toLowerCase());
+}
+
+const NOT_A_PHONE = new Set(['fax', 'pager']);
+
+/**
+ * The text without its TEL lines typed fax or pager (RFC 6350 §6.4.1; TYPE=FAX, or the bare 3.0
+ * `TEL;FAX:`), which are no number to call: the reader takes the first home, untyped or cell TEL
+ * as the personal number and the first work TEL as the work number. Lines are unfolded first and
+ * joined again unchanged, except that a line still beginning with white space (which the reader
+ * skips when blank and otherwise takes for a broken line) stays so rather than joining the one before.
+ */
+function withoutFaxOrPager(text: string): string {
+  const lines = unfold(text);
+  const skipped = (line: string) => {
+    if (!/^(?:[A-Za-z0-9-]+\.)?TEL[;:]/i.test(line)) return false;
+    const parsed = parseContentLine(line);
+    return (parsed?.params.get('TYPE') ?? []).some((types) =>
+      types.split(',').some((type) => NOT_A_PHONE.has(type.trim().toLowerCase())),
+    );
+  };
+  if (!lines.some(skipped)) return text;
+  return lines
+    .filter((line) => !skipped(line))
+    .map((line) => (/^[ \t]/.test(line) ? (line.trim() === '' ? '' : ':') : line))
+    .join('\r\n');
 }
 
 /**

@@ -1,0 +1,53 @@
+import type { Context, Next } from 'koa';
+import type Provider from 'oidc-provider';
+
+/**
+ * The methods each of oidc-provider's enabled endpoints routes (its lib/helpers/initialize_app.js),
+ * by route name. OPTIONS is its CORS preflight, answered only to a request with an Origin. The
+ * authorization endpoint takes POST only with `enableHttpPostMethods`, which this server leaves off.
+ */
+const METHODS_BY_ROUTE = {
+  authorization: ['GET', 'HEAD'],
+  token: ['POST', 'OPTIONS'],
+  introspection: ['POST', 'OPTIONS'],
+  revocation: ['POST', 'OPTIONS'],
+  jwks: ['GET', 'HEAD', 'OPTIONS'],
+  discovery: ['GET', 'HEAD', 'OPTIONS'],
+} as const satisfies Record<string, readonly string[]>;
+
+/** Both metadata documents oidc-provider serves (RFC 8414 and OpenID Connect Discovery). */
+const DISCOVERY_PATHS = ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'];
+
+/**
+ * oidc-provider's router lets a request through unanswered when its path is an endpoint's but its
+ * method is not (GET /oauth/token), and Koa then says 404. It is 405 (RFC 9110 §15.5.6) with the
+ * endpoint's Allow header, and an OAuth error object so that a client library shows the reason;
+ * an OPTIONS without Origin, which the provider's CORS route leaves unanswered, is that header.
+ * `provider.use()` middleware: after `next()`, `ctx.oidc` exists only when a route matched.
+ */
+export function endpointMethods(provider: Provider) {
+  const allowedAt = new Map<string, readonly string[]>(
+    DISCOVERY_PATHS.map((path) => [path, METHODS_BY_ROUTE.discovery]),
+  );
+  for (const route of ['authorization', 'token', 'introspection', 'revocation', 'jwks'] as const) {
+    allowedAt.set(provider.pathFor(route), METHODS_BY_ROUTE[route]);
+  }
+  return async function refuseOtherMethods(ctx: Context, next: Next) {
+    await next();
+    if (ctx.status !== 404 || ctx.body != null) return;
+    const allowed = allowedAt.get(ctx.path);
+    if (!allowed) return;
+    ctx.set('Allow', allowed.join(', '));
+    // A CORS preflight is answered by the provider; a plain OPTIONS (no Origin) asks what the
+    // endpoint allows (RFC 9110 §9.3.7).
+    if (ctx.method === 'OPTIONS') {
+      ctx.status = 204;
+      return;
+    }
+    ctx.status = 405;
+    ctx.body = {
+      error: 'invalid_request',
+      error_description: `${ctx.path} accepts ${allowed.filter((method) => method !== 'HEAD' && method !== 'OPTIONS').join(' and ')} only`,
+    };
+  };
+}

@@ -1,0 +1,163 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningAuthServer, startAuthServer } from './support/auth-server';
+import { anApplication } from './support/factories';
+import { aSignedInMember } from './support/http-browser';
+
+/**
+ * An owner edits an application on its settings page (name, redirect URIs) and registers public
+ * applications there, without deleting and registering again (which changes the client id and
+ * ends every member's access).
+ */
+let server: RunningAuthServer;
+beforeAll(async () => {
+  server = await startAuthServer();
+});
+afterAll(async () => server?.stop());
+
+const signedIn = () => aSignedInMember(server);
+
+const storedClient = (clientId: string) => server.database.db('oauth_clients').where({ client_id: clientId }).first();
+
+/** Where the authorization endpoint sends a browser for this client and redirect URI. */
+async function authorizationAnswer(clientId: string, redirectUri: string) {
+  const response = await fetch(
+    `${server.baseUrl}/oauth/authorize?${new URLSearchParams({
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      response_type: 'code',
+      scope: 'contacts:read',
+      state: 'state-1',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    })}`,
+    { redirect: 'manual', headers: { accept: 'text/html' } },
+  );
+  return { status: response.status, location: response.headers.get('location'), html: await response.text() };
+}
+
+describe('editing an application', () => {
+  it('renames it and replaces its redirect URIs: the old URI is refused at once, the new one accepted', async () => {
+    const { member, browser } = await signedIn();
+    const app = await anApplication(server.database.db, { owner: member, redirectUri: 'https://old.example/cb' });
+    const listing = await browser.get('/settings/applications');
+    expect(listing.html).toContain(`href="/settings/applications/${app.client_id}"`);
+    // The provider has read the client (and keeps it in memory) before the edit.
+    expect((await authorizationAnswer(app.client_id, 'https://old.example/cb')).status).toBe(303);
+
+    const form = await browser.get(`/settings/applications/${app.client_id}`);
+    expect(form.status).toBe(200);
+    expect(form.html).toContain('https://old.example/cb</textarea>');
+    const saved = await browser.submit(
+      `/settings/applications/${app.client_id}`,
+      `/settings/applications/${app.client_id}`,
+      {
+        name: 'Renamed app',
+        redirect_uris: 'https://new.example/cb\r\nhttp://127.0.0.1:8080/cb',
+      },
+    );
+    expect(saved.status).toBe(303);
+    expect(saved.location).toBe('/settings/applications?notice=updated');
+    const after = await browser.get(saved.location as string);
+    expect(after.html).toContain('role="status">The application was saved.');
+    expect(after.html).toContain('Renamed app');
+
+    const row = await storedClient(app.client_id);
+    expect(row).toMatchObject({
+      name: 'Renamed app',
+      redirect_uris: ['https://new.example/cb', 'http://127.0.0.1:8080/cb'],
+    });
+    const refused = await authorizationAnswer(app.client_id, 'https://old.example/cb');
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain('redirect_uri');
+    const accepted = await authorizationAnswer(app.client_id, 'https://new.example/cb');
+    expect(accepted.status).toBe(303);
+    expect(accepted.location).not.toContain('new.example');
+
+    const events = await server.database
+      .db('audit_events')
+      .where({ member_id: member.id, event: 'application.updated' });
+    expect(events).toHaveLength(1);
+  });
+
+  it('refuses a bad redirect URI with 422, shows what was typed, and changes nothing', async () => {
+    const { member, browser } = await signedIn();
+    const app = await anApplication(server.database.db, { owner: member, name: 'Keep me' });
+    const action = `/settings/applications/${app.client_id}`;
+    const refused = await browser.submit(action, action, { name: 'Changed', redirect_uris: 'http://evil.example/cb' });
+    expect(refused.status).toBe(422);
+    expect(refused.html).toContain('must use https');
+    expect(refused.html).toContain('value="Changed"');
+    expect(refused.html).toMatch(/<textarea id="redirect-uris" name="redirect_uris" required aria-invalid="true"/);
+    expect(refused.html).toContain('http://evil.example/cb</textarea>');
+    expect(await storedClient(app.client_id)).toMatchObject({ name: 'Keep me', redirect_uris: [app.redirect_uri] });
+  });
+
+  it("answers 404 for another member's application and changes nothing", async () => {
+    const { browser } = await signedIn();
+    const others = await anApplication(server.database.db, { name: 'Not yours' });
+    const action = `/settings/applications/${others.client_id}`;
+    expect((await browser.get(action)).status).toBe(404);
+    const { html } = await browser.get('/settings/applications');
+    const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1] as string;
+    const attempt = await browser.post(action, { csrf, name: 'Hijacked', redirect_uris: 'https://evil.example/cb' });
+    expect(attempt.status).toBe(404);
+    expect(await storedClient(others.client_id)).toMatchObject({
+      name: 'Not yours',
+      redirect_uris: [others.redirect_uri],
+    });
+  });
+
+  it('refuses an edit without the CSRF token', async () => {
+    const { member, browser } = await signedIn();
+    const app = await anApplication(server.database.db, { owner: member, name: 'Guarded' });
+    const forged = await browser.post(`/settings/applications/${app.client_id}`, {
+      name: 'Forged',
+      redirect_uris: 'https://evil.example/cb',
+    });
+    expect(forged.status).toBe(403);
+    expect(await storedClient(app.client_id)).toMatchObject({ name: 'Guarded' });
+  });
+});
+
+describe('registering a public application on the page', () => {
+  it('stores no secret, shows only the client id, and the application must use PKCE', async () => {
+    const { browser } = await signedIn();
+    const created = await browser.submit('/settings/applications', '/settings/applications', {
+      name: 'Single-page app',
+      redirect_uris: 'http://localhost:5173/callback',
+      client_type: 'public',
+    });
+    expect(created.status).toBe(201);
+    expect(created.html).not.toContain('id="revealed-secret"');
+    const clientId = /id="revealed-client-id">([^<]+)</.exec(created.html)?.[1] as string;
+    expect(clientId).toBeTruthy();
+    expect(await storedClient(clientId)).toMatchObject({ is_public: true, secret_hash: null });
+
+    const withoutPkce = await fetch(
+      `${server.baseUrl}/oauth/authorize?${new URLSearchParams({
+        client_id: clientId,
+        redirect_uri: 'http://localhost:5173/callback',
+        response_type: 'code',
+        scope: 'contacts:read',
+        state: 's',
+      })}`,
+      { redirect: 'manual' },
+    );
+    expect(withoutPkce.status).toBe(303);
+    const back = new URL(withoutPkce.headers.get('location') as string);
+    expect(back.origin + back.pathname).toBe('http://localhost:5173/callback');
+    expect(back.searchParams.get('error')).toBe('invalid_request');
+  });
+
+  it('registers a confidential application by default, with its secret shown once', async () => {
+    const { browser } = await signedIn();
+    const created = await browser.submit('/settings/applications', '/settings/applications', {
+      name: 'Server app',
+      redirect_uris: 'https://server.example/cb',
+    });
+    expect(created.status).toBe(201);
+    expect(created.html).toContain('id="revealed-secret"');
+    const clientId = /id="revealed-client-id">([^<]+)</.exec(created.html)?.[1] as string;
+    expect(await storedClient(clientId)).toMatchObject({ is_public: false });
+  });
+});
