@@ -1,4 +1,4 @@
-import { connectTestRedis, TEST_REDIS_URL } from '@contacts/db/testing';
+import { connectTestRedis, TEST_RATE_LIMIT_WINDOW_SECONDS, TEST_REDIS_URL } from '@contacts/db/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { clientKey } from '../src/http/token-rate-limit';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
@@ -9,7 +9,7 @@ let server: RunningAuthServer;
 let app: TestApplication;
 let other: TestApplication;
 beforeAll(async () => {
-  server = await startAuthServer({ tokenRateLimit: { points: 4, duration: 60 } });
+  server = await startAuthServer({ tokenRateLimit: { points: 4, duration: TEST_RATE_LIMIT_WINDOW_SECONDS } });
   app = await anApplication(server.database.db);
   other = await anApplication(server.database.db);
 });
@@ -52,7 +52,7 @@ describe('token endpoint rate limit per client', () => {
     expect(limited.status).toBe(429);
     expect(await limited.json()).toEqual({ error: 'rate_limited', error_description: expect.any(String) });
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(TEST_RATE_LIMIT_WINDOW_SECONDS);
     expect(limited.headers.get('ratelimit-remaining')).toBe('0');
     expect((await form(refresh, { authorization: basic(app) })).status).toBe(429);
 
@@ -119,7 +119,9 @@ describe('token endpoint rate limit per client', () => {
     const redisUrl = TEST_REDIS_URL;
     const redis = await connectTestRedis();
     if (!redis) return context.skip();
-    const withRedis = await startAuthServer({ tokenRateLimit: { points: 2, duration: 60, redisUrl } });
+    const withRedis = await startAuthServer({
+      tokenRateLimit: { points: 2, duration: TEST_RATE_LIMIT_WINDOW_SECONDS, redisUrl },
+    });
     try {
       const client = await anApplication(withRedis.database.db);
       const statuses: number[] = [];

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { registerClient, registerMember } from '@contacts/auth';
+import { TEST_RATE_LIMIT_WINDOW_SECONDS } from '@contacts/db/testing';
 import * as oauth from 'oauth4webapi';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,7 +33,7 @@ const SAFELISTED = new Set([
 let stack: Stack;
 beforeAll(async () => {
   // A small limit, so that one test can reach 429; every other test uses a token of its own.
-  stack = await startStack({ apiRateLimit: { points: 5, duration: 60 } });
+  stack = await startStack({ apiRateLimit: { points: 5, duration: TEST_RATE_LIMIT_WINDOW_SECONDS } });
 });
 afterAll(async () => stack?.close());
 

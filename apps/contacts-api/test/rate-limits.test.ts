@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { loadAuthConfig } from '@contacts/auth';
 import { createLogger } from '@contacts/config';
 import { DEFAULT_FLUSH_INTERVAL_MS, tokenHash } from '@contacts/db';
-import { connectTestRedis, TEST_REDIS_URL } from '@contacts/db/testing';
+import { connectTestRedis, TEST_RATE_LIMIT_WINDOW_SECONDS, TEST_REDIS_URL } from '@contacts/db/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createContactsApi } from '../src/index';
 import { V3_DEPRECATED_AT } from '../src/routes/v3/deprecation';
@@ -14,7 +14,7 @@ import { type Stack, startStack } from './support/servers';
 /** The API's per-token rate limit, with a small limit (API_RATE_LIMIT=5 per 60 s). */
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack({ apiRateLimit: { points: 5, duration: 60 } });
+  stack = await startStack({ apiRateLimit: { points: 5, duration: TEST_RATE_LIMIT_WINDOW_SECONDS } });
 });
 afterAll(async () => stack?.close());
 
@@ -36,7 +36,7 @@ describe('rate limit per token', () => {
     expect(v4.status).toBe(429);
     expect(v4.body).toEqual({ error: { code: 'rate_limited', message: expect.any(String) } });
     expect(Number(v4.response.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(Number(v4.response.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    expect(Number(v4.response.headers.get('retry-after'))).toBeLessThanOrEqual(TEST_RATE_LIMIT_WINDOW_SECONDS);
     expect(v4.response.headers.get('ratelimit-remaining')).toBe('0');
     const v3 = await client.json<{ message: string }>('/v3/contacts');
     expect(v3.status).toBe(429);
@@ -66,7 +66,7 @@ describe('rate limit per token', () => {
         authInternalUrl: stack.authUrl,
         introspectionClientId: authConfig.secrets.introspectionClientId,
         introspectionClientSecret: authConfig.secrets.introspectionClientSecret,
-        apiRateLimit: { points: 5, duration: 60 },
+        apiRateLimit: { points: 5, duration: TEST_RATE_LIMIT_WINDOW_SECONDS },
       },
       logger: createLogger('test', { NODE_ENV: 'test' }),
     });
@@ -117,7 +117,9 @@ describe('rate limit per token', () => {
     const redisUrl = TEST_REDIS_URL;
     const redis = await connectTestRedis();
     if (!redis) return context.skip();
-    const withRedis = await startStack({ apiRateLimit: { points: 3, duration: 60, redisUrl } });
+    const withRedis = await startStack({
+      apiRateLimit: { points: 3, duration: TEST_RATE_LIMIT_WINDOW_SECONDS, redisUrl },
+    });
     try {
       const client = await aClient(withRedis);
       const statuses: number[] = [];

@@ -1,8 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDatabase, type Database, DEFAULT_FLUSH_INTERVAL_MS, sharedRateLimiter } from '../src/index';
-import { connectTestRedis, createTestDatabase, TEST_REDIS_URL, type TestDatabase } from '../src/testing/index';
+import {
+  connectTestRedis,
+  createTestDatabase,
+  TEST_RATE_LIMIT_WINDOW_SECONDS,
+  TEST_REDIS_URL,
+  type TestDatabase,
+} from '../src/testing/index';
 
 let database: TestDatabase;
 /** A second pool on the same database: what another replica of a service holds. */
@@ -119,15 +125,22 @@ describe('shared rate limiter', () => {
     if (!redis) return context.skip();
     try {
       const key = aKey();
-      const first = limiterOn(database.db, 4, 60, redisUrl);
-      const second = limiterOn(otherReplicaDb, 4, 60, redisUrl);
-      // Give the limiters' own clients a moment to connect (until then their counts stay pending).
-      await sleep(200);
+      const first = limiterOn(database.db, 4, TEST_RATE_LIMIT_WINDOW_SECONDS, redisUrl);
+      const second = limiterOn(otherReplicaDb, 4, TEST_RATE_LIMIT_WINDOW_SECONDS, redisUrl);
+      // Each limiter's own client connects in the background; until it has, its counts stay
+      // pending and a flush sends nothing, so flush until the count has arrived.
+      const flushUntilStored = (limiter: ReturnType<typeof limiterOn>, count: string) =>
+        vi.waitFor(
+          async () => {
+            await limiter.flush();
+            expect(await redis.get(`test:${key}`)).toBe(count);
+          },
+          { timeout: 20_000, interval: 100 },
+        );
       for (let n = 0; n < 3; n++) first.consume(key);
-      await first.flush();
+      await flushUntilStored(first, '3');
       second.consume(key);
-      await second.flush();
-      expect(await redis.get(`test:${key}`)).toBe('4');
+      await flushUntilStored(second, '4');
       expect(await redis.pTTL(`test:${key}`)).toBeGreaterThan(0);
       expect(second.consume(key).allowed).toBe(false);
       expect(
