@@ -3,7 +3,7 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { exited, freePort, postgresProcessesFor, processGroupOf, runCli, runLauncher, startPlatform } from './support';
 
 /** `pnpm start` with the zero-setup embedded database, in a data folder of its own. */
@@ -90,6 +90,50 @@ describe('pnpm start with the embedded database', () => {
     expect(await exited(launcher)).toBe(0);
     expect(launcher.output()).not.toMatch(/"level":(40|50)|WARN|ERROR|\n\s+at /);
     expect(await postgresProcessesFor(dataDir)).toEqual([]);
+  });
+
+  it('keeps a second pnpm start on the same DATA_DIR serving when the first stops: it starts the database again and owns it', async () => {
+    const first = await startPlatform(env, freePort());
+    const secondPort = freePort();
+    const second = await startPlatform(env, secondPort);
+    first.kill('SIGTERM');
+    expect(await exited(first)).toBe(0);
+
+    await vi.waitFor(
+      async () => {
+        expect((await fetch(`http://127.0.0.1:${secondPort}/readyz`)).status).toBe(200);
+        expect(await readFile(path.join(dataDir, 'postgres-owner.pid'), 'utf8')).toBe(String(second.pid));
+      },
+      { timeout: 30_000, interval: 250 },
+    );
+    // A CLI command now uses the second's server, and leaves it running.
+    const run = await runCli(['category', 'create', '--name', 'After the first stopped'], env);
+    expect(run.code).toBe(0);
+    expect(await postgresProcessesFor(dataDir)).not.toHaveLength(0);
+
+    second.kill('SIGTERM');
+    expect(await exited(second)).toBe(0);
+    expect(second.output()).not.toMatch(/"level":50|\n\s+at /);
+    expect(await postgresProcessesFor(dataDir)).toEqual([]);
+  });
+
+  it('initialises a new DATA_DIR once when two pnpm start begin at the same moment', async () => {
+    const freshDir = await mkdtemp(path.join(tmpdir(), 'contacts-start-twice-'));
+    await chmod(freshDir, 0o755);
+    const freshEnv = { ...env, DATA_DIR: freshDir, EMBEDDED_PG_PORT: String(freePort()) };
+    try {
+      const ports = [freePort(), freePort()];
+      const both = await Promise.all(ports.map((port) => startPlatform(freshEnv, port)));
+      for (const port of ports) expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+      for (const platform of both) {
+        platform.kill('SIGTERM');
+        expect(await exited(platform)).toBe(0);
+      }
+      expect(await postgresProcessesFor(freshDir)).toEqual([]);
+    } finally {
+      for (const pid of await postgresProcessesFor(freshDir)) process.kill(pid, 'SIGKILL');
+      await rm(freshDir, { recursive: true, force: true });
+    }
   });
 
   it('leaves alone an unrelated process that a stale postmaster.pid names (a pid reused after a reboot)', async () => {

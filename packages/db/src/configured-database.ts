@@ -57,8 +57,9 @@ export async function ensureDatabaseExists(maintenanceUrl: string, name: string)
     const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
     if (rowCount === 0) {
       await client.query(`create database ${pg.escapeIdentifier(name)}`).catch((error: { code?: string }) => {
-        // 42P04: another process created it between our check and our create.
-        if (error.code !== '42P04') throw error;
+        // Another process created it between our check and our create: 42P04 once it has
+        // committed, 23505 (pg_database's unique index) while both creates run at once.
+        if (error.code !== '42P04' && error.code !== '23505') throw error;
       });
     }
   } finally {

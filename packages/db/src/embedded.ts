@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { EmbeddedDatabaseError, initialiseCluster, planLayout, spawnPostmaster } from './embedded-postgres-process';
@@ -16,10 +16,14 @@ export { EmbeddedDatabaseError, RELOCATION_ROOT, relocatedDataDir } from './embe
  *
  * Who owns the server is recorded in DATA_DIR/postgres-owner.pid: the process that started
  * it, which stops it when it ends. Everyone else (the CLI while `pnpm start` runs, a second
- * `pnpm start`) connects to it on the port it listens on, and never stops it. Only a server
- * left behind by an owner that died (kill -9) is stopped, by the next process that wants to own
+ * `pnpm start`) connects to it on the port it listens on, and never stops it; when the owner
+ * ends, one of them that still runs starts it again on the same port and owns it from then on
+ * (so a second `pnpm start` does not lose its database with the first). Only a server left
+ * behind by an owner that died (kill -9) is stopped, by the next process that wants to own
  * one, and started afresh. Any process is signalled only once it is known to be this data
  * directory's postmaster (postmaster-lock.ts): a stale lock file naming a reused pid is removed.
+ * One process at a time looks for, initialises and starts the server (DATA_DIR/postgres-start.lock):
+ * two first runs at once would otherwise both run initdb in one folder.
  *
  * Every failure to start it is an EmbeddedDatabaseError whose message says why and what to do.
  */
@@ -56,6 +60,12 @@ const USER = 'postgres';
 /** How long to wait for a running server to answer: one that an owner keeps may be starting or recovering. */
 const OWNED_SERVER_WAIT_MS = 30_000;
 const ORPHAN_WAIT_MS = 5_000;
+/** How long to wait for another process to finish starting the server (initdb as root copies programs first). */
+const START_LOCK_WAIT_MS = 120_000;
+/** A start lock this old is left by a process killed while starting, whatever its pid names now. */
+const START_LOCK_STALE_MS = 10 * 60_000;
+/** How often a process using another's server checks that its owner still runs. */
+const OWNER_WATCH_INTERVAL_MS = 1_000;
 
 export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
   try {
@@ -71,10 +81,14 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
 }
 
 async function start(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
-  const log = options.log ?? (() => {});
-  const ownerFile = path.join(options.dataDir, 'postgres-owner.pid');
   // Created when missing, with the mode the user's umask gives; an existing one is left as it is.
   await mkdir(options.dataDir, { recursive: true });
+  return withStartLock(options.dataDir, () => findOrStart(options));
+}
+
+async function findOrStart(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
+  const log = options.log ?? (() => {});
+  const ownerFile = path.join(options.dataDir, 'postgres-owner.pid');
   const layout = await planLayout(options.dataDir);
   const { pgdata } = layout;
   if (layout.runAs)
@@ -141,9 +155,10 @@ async function share(
   if (running.owner === undefined && options.mode === 'own') return undefined;
   const wait = running.owner === undefined ? ORPHAN_WAIT_MS : OWNED_SERVER_WAIT_MS;
   const url = running.port === undefined ? undefined : urlOn(running.port);
-  if (url && (await answers(url, wait))) {
+  if (url && running.port !== undefined && (await answers(url, wait))) {
     log(`using the embedded PostgreSQL already running on port ${running.port} (pid ${running.pid})`);
-    return { url, owned: false, stop: async () => {} };
+    if (running.owner === undefined) return { url, owned: false, stop: async () => {} };
+    return followingOwner({ url, port: running.port, owner: running.owner }, options);
   }
   if (running.owner === undefined) return undefined;
   throw new EmbeddedDatabaseError(
@@ -152,6 +167,99 @@ async function share(
       'It may be starting or stopping: try again in a moment. If it keeps failing, stop that process ' +
       '(Ctrl-C where `pnpm start` runs), then run this again.',
   );
+}
+
+/**
+ * The server another process started, for as long as this process uses it. When that owner ends
+ * (and stops it, or dies and leaves it orphaned), this process starts it again on the same port,
+ * so that its connections find it where they were, and owns it from then on; if another user of
+ * it was quicker, this one follows that one instead.
+ */
+function followingOwner(
+  shared: { url: string; port: number; owner: number },
+  options: EmbeddedDatabaseOptions,
+): EmbeddedDatabase {
+  const log = options.log ?? (() => {});
+  let successor: EmbeddedDatabase | undefined;
+  let adopting: Promise<void> | undefined;
+  let ended = false;
+  let failedOnce = false;
+  const adopt = async () => {
+    log(
+      `process ${shared.owner}, which ran the embedded PostgreSQL, has ended: starting it again on port ${shared.port}`,
+    );
+    try {
+      const next = await start({ ...options, port: shared.port, mode: 'own' });
+      if (ended) return void (await next.stop());
+      successor = next;
+      clearInterval(watch);
+      if (next.url !== shared.url)
+        log(`the embedded PostgreSQL now listens at another port (${next.url.split(':').at(-1)})`);
+    } catch (error) {
+      // Tried again at the next tick; said once.
+      if (!failedOnce) log(`could not start the embedded PostgreSQL again: ${(error as Error).message}`);
+      failedOnce = true;
+    }
+  };
+  const watch = setInterval(() => {
+    if (ended || adopting || successor || isAlive(shared.owner)) return;
+    adopting = adopt().finally(() => {
+      adopting = undefined;
+    });
+  }, OWNER_WATCH_INTERVAL_MS);
+  watch.unref();
+  return {
+    url: shared.url,
+    owned: false,
+    async stop() {
+      ended = true;
+      clearInterval(watch);
+      await adopting;
+      await successor?.stop();
+    },
+  };
+}
+
+/**
+ * Runs `work` while this process holds DATA_DIR/postgres-start.lock. The lock file appears whole
+ * (written aside, then linked: creating it fails if it exists) and names its holder; one whose
+ * holder has ended, or older than any start takes, is removed.
+ */
+async function withStartLock<T>(dataDir: string, work: () => Promise<T>): Promise<T> {
+  const lockFile = path.join(dataDir, 'postgres-start.lock');
+  const draft = `${lockFile}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  await writeFile(draft, String(process.pid));
+  try {
+    const deadline = Date.now() + START_LOCK_WAIT_MS;
+    for (;;) {
+      try {
+        await link(draft, lockFile);
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const holder = await readPid(lockFile).catch(() => undefined);
+      const age = Date.now() - ((await stat(lockFile).catch(() => undefined))?.mtimeMs ?? Date.now());
+      if (holder === undefined || !isAlive(holder) || age > START_LOCK_STALE_MS) {
+        await rm(lockFile, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline) {
+        throw new EmbeddedDatabaseError(
+          `process ${holder} has been starting the embedded PostgreSQL of ${dataDir} for over ` +
+            `${START_LOCK_WAIT_MS / 1000} s (${lockFile}). Wait for it or stop it, then run this again.`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    await unlink(draft).catch(() => {});
+  }
+  try {
+    return await work();
+  } finally {
+    await rm(lockFile, { force: true });
+  }
 }
 
 /**

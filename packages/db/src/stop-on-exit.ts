@@ -18,7 +18,10 @@ const pending = new Set<() => void>();
 export function stopOnExit(stop: () => void): () => void {
   if (pending.size === 0) {
     process.on('exit', stopAll);
-    for (const signal of SIGNALS) process.on(signal, onSignal);
+    // First in line, also when the server starts after a shutdown handler was set up (a process
+    // that takes over a server whose owner ended): a `once` handler is gone by the time later
+    // listeners run, so only the first one can tell that someone else is on it.
+    for (const signal of SIGNALS) process.prependListener(signal, onSignal);
   }
   pending.add(stop);
   return () => {
@@ -35,8 +38,7 @@ function stopAll(): void {
 }
 
 function onSignal(signal: NodeJS.Signals): void {
-  // Listeners run in the order they were added, and this one was added before any shutdown
-  // handler (the database starts first): a count above one means someone else is on it.
+  // This listener runs first (prepended): a count above one means someone else is on it.
   if (process.listenerCount(signal) > 1) return;
   stopAll();
   // Ends the process as the signal would have, now that no listener is left.
