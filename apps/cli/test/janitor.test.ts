@@ -39,6 +39,7 @@ describe('pnpm cli janitor', () => {
         personal_access_tokens: 0,
         contact_tombstones: 0,
         dpop_proofs: 0,
+        idempotency_keys: 0,
       },
       duration_ms: expect.any(Number),
     });

@@ -164,7 +164,7 @@ describe('OpenAPI document', () => {
 
   it("documents the create's Location, and the image's ETag as its own validator for If-None-Match", () => {
     const created = document.paths['/v4/contacts']?.post?.responses['201'] as { headers: Record<string, JsonObject> };
-    expect(Object.keys(created.headers)).toEqual(['ETag', 'Location']);
+    expect(Object.keys(created.headers)).toEqual(['ETag', 'Location', 'Idempotent-Replayed']);
     const image = document.paths['/v4/contacts/{id}/image']?.get as unknown as {
       parameters: JsonObject[];
       responses: Record<string, { headers: { ETag: { description: string } } }>;

@@ -18,6 +18,7 @@ export * from './queries/contact-images';
 export * from './queries/contacts';
 export * from './queries/dpop-proofs';
 export * from './queries/groups';
+export * from './queries/idempotency-keys';
 export * from './queries/leaked-tokens';
 export * from './queries/member-sessions';
 export * from './queries/members';

@@ -98,6 +98,20 @@ async function aDpopProof(expiresAt: Date): Promise<string> {
   return key;
 }
 
+async function anIdempotencyKey(memberId: number, expiresAt: Date): Promise<string> {
+  sequence += 1;
+  const key = `key-${sequence}`;
+  await db('idempotency_keys').insert({
+    member_id: memberId,
+    key,
+    fingerprint: 'f',
+    status: 201,
+    result_ids: [sequence],
+    expires_at: expiresAt,
+  });
+  return key;
+}
+
 const column = async <T>(table: string, name: string): Promise<T[]> =>
   (await db(table).orderBy(name).pluck(name)) as T[];
 
@@ -144,6 +158,12 @@ describe('a janitor pass', () => {
     await aDpopProof(ago(120_000));
     const liveProof = await aDpopProof(later(30_000));
 
+    await anIdempotencyKey(member.id, ago(120_000));
+    await anIdempotencyKey(member.id, ago(2 * DAY));
+    // Within the minute allowed for clock differences, and one that has a day to go.
+    const justExpiredKey = await anIdempotencyKey(member.id, ago(5_000));
+    const liveKey = await anIdempotencyKey(member.id, later(DAY));
+
     const report = await runJanitorPass(db, { auditRetentionDays: 365, syncTokenTtlSeconds: 2_592_000 });
 
     expect(report.ran).toBe(true);
@@ -155,6 +175,7 @@ describe('a janitor pass', () => {
       personal_access_tokens: 1,
       contact_tombstones: 1,
       dpop_proofs: 1,
+      idempotency_keys: 2,
     });
     expect(await column('oidc_models', 'id_hash')).toEqual(
       [liveToken, consumedButLive, withoutExpiry, justExpired].sort(),
@@ -168,6 +189,7 @@ describe('a janitor pass', () => {
     expect(await column('personal_access_tokens', 'id')).toEqual([recentlyExpiredPat, livePat]);
     expect(await column('contact_tombstones', 'contact_id')).toEqual([tombstoneWithinMargin, recentTombstone]);
     expect(await column('dpop_proofs', 'key')).toEqual([liveProof]);
+    expect(await column('idempotency_keys', 'key')).toEqual([justExpiredKey, liveKey].sort());
   });
 
   it('deletes audit events older than the configured retention', async () => {
@@ -278,6 +300,7 @@ describe('the janitor timer', () => {
         personal_access_tokens: 0,
         contact_tombstones: 0,
         dpop_proofs: 0,
+        idempotency_keys: 0,
       },
     });
     expect(outcomes).toHaveLength(seen);

@@ -29,6 +29,7 @@ describe('migrations', () => {
       'dpop_proofs',
       'group_members',
       'groups',
+      'idempotency_keys',
       'member_sessions',
       'members',
       'oauth_clients',

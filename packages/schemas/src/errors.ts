@@ -9,6 +9,8 @@ export const ERROR_CODES = [
   'not_found',
   'method_not_allowed',
   'precondition_failed',
+  'idempotency_key_in_use',
+  'idempotency_key_reused',
   'sync_token_expired',
   'payload_too_large',
   'unsupported_media_type',

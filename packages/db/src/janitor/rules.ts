@@ -32,6 +32,7 @@ export const JANITOR_KINDS = [
   'personal_access_tokens',
   'contact_tombstones',
   'dpop_proofs',
+  'idempotency_keys',
 ] as const;
 
 export type JanitorKind = (typeof JANITOR_KINDS)[number];
@@ -88,6 +89,15 @@ export const RETENTION_RULES: readonly RetentionRule[] = [
     // A proof past its window is refused by its age; its jti need not be remembered any more.
     kind: 'dpop_proofs',
     table: 'dpop_proofs',
+    condition: "expires_at < now() - interval '1 minute'",
+    bindings: () => [],
+  },
+  {
+    // A retry after its key expired is a new request (IDEMPOTENCY_KEY_TTL_SECONDS): the record
+    // answers nobody any more. Its expiry is PostgreSQL's own clock, so no minute is needed; one
+    // is kept all the same, like every other rule.
+    kind: 'idempotency_keys',
+    table: 'idempotency_keys',
     condition: "expires_at < now() - interval '1 minute'",
     bindings: () => [],
   },

@@ -64,6 +64,19 @@ export async function findContactRecord(
   return record;
 }
 
+/** The owner's contacts among `ids`, in id order (ids not theirs, or gone, are left out). */
+export async function findContactRecords(
+  db: Queryable,
+  ownerId: number,
+  ids: readonly number[],
+): Promise<ContactRecord[]> {
+  if (ids.length === 0) return [];
+  return recordQuery(db)
+    .where('c.owner_id', ownerId)
+    .whereIn('c.id', [...new Set(ids)])
+    .orderBy('c.id');
+}
+
 /**
  * Serialises, until the transaction ends, every transaction that looks up or writes this owner's
  * contact with this e-mail (case-insensitive): a transaction-scoped advisory lock, since a row

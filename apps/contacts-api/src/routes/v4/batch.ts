@@ -15,12 +15,19 @@ import { Router } from '@koa/router';
 import { z } from 'zod';
 import { createContact, createContacts, deleteContacts, updateContactFields } from '../../domain/contacts';
 import { DomainError } from '../../domain/errors';
+import { contactsOfAnswer, writeOncePerKey } from '../../domain/idempotent-writes';
 import { parseBody } from '../../http/body';
 import { ApiError, validationFailed } from '../../http/errors';
 import { etagOf, ifMatchSatisfied } from '../../http/etag';
 import { koaGuard } from '../../http/guard';
+import {
+  IDEMPOTENT_REPLAYED_HEADER,
+  keyRefusal,
+  readIdempotencyKey,
+  requestFingerprint,
+} from '../../http/idempotency-key';
 import { callerOf, type RouteDependencies } from '../context';
-import { v4Error } from '../contract-parts';
+import { IDEMPOTENCY_ANSWERS, IDEMPOTENCY_KEY_PARAMETER, REPLAYED_HEADER, v4Error } from '../contract-parts';
 
 type BatchResult = ContactV4 | { id: number; deleted: true };
 
@@ -29,7 +36,8 @@ type BatchResult = ContactV4 | { id: number; deleted: true };
  * operation is validated first (one 422 lists the problems of all of them); then they run in
  * order, in one transaction, through the same domain functions as the single writes (each of
  * which nests as a savepoint), so the rules are those of POST and DELETE /v4/contacts. The first
- * operation the rules refuse aborts the batch, and nothing is written.
+ * operation the rules refuse aborts the batch, and nothing is written. It creates contacts, so it
+ * takes an Idempotency-Key as POST /v4/contacts does: a repeated batch is answered, not run again.
  */
 export function batchRoutes({ db, publicUrl, write, rateLimit }: RouteDependencies): Router {
   const router = new Router();
@@ -39,6 +47,7 @@ export function batchRoutes({ db, publicUrl, write, rateLimit }: RouteDependenci
     operationId: 'batchContacts',
     summary: `Up to ${MAX_BATCH_OPERATIONS} creates, updates and deletes, all or nothing`,
     scope: 'contacts:write',
+    headers: [IDEMPOTENCY_KEY_PARAMETER],
     body: contactBatchV4,
     // The guard checks the envelope; readBatchOperations() reads each operation, so that one 422
     // names every invalid operation by its index. The document shows what an operation holds.
@@ -48,43 +57,79 @@ export function batchRoutes({ db, publicUrl, write, rateLimit }: RouteDependenci
       }),
     },
     responses: {
-      200: { description: 'One result per operation, in order.', schema: contactBatchResultV4 },
+      200: {
+        description:
+          'One result per operation, in order. For a repeated Idempotency-Key, those of its first request as they are now: each contact as it is, `{"id","deleted":true}` for one deleted since.',
+        headers: REPLAYED_HEADER,
+        schema: contactBatchResultV4,
+      },
+      400: IDEMPOTENCY_ANSWERS[400],
+      409: IDEMPOTENCY_ANSWERS[409],
       412: v4Error("An update's if_match no longer matches the contact; nothing was written."),
       422: v4Error(
-        'An invalid operation; `fields` keys name it, e.g. `operations[3].contact.email`. Nothing was written.',
+        `An invalid operation; \`fields\` keys name it, e.g. \`operations[3].contact.email\`. Nothing was written. ${IDEMPOTENCY_ANSWERS[422]}`,
       ),
     },
   });
   router.post('/v4/contacts/batch', write, rateLimit, parseBody(), batch.middleware, async (ctx) => {
+    const key = readIdempotencyKey(ctx);
     const operations = readBatchOperations(batch.of(ctx).body.operations);
     if (!operations.ok) throw validationFailed(operations.fields);
     const memberId = callerOf(ctx).memberId;
-
-    const results = await db.transaction(async (trx) => {
-      const done: BatchResult[] = [];
-      const all = operations.value;
-      for (let index = 0; index < all.length; ) {
-        const creates = createsFrom(all, index);
-        if (creates.length > 1 && (await createTogether(trx, memberId, creates, done))) {
-          index += creates.length;
-          continue;
-        }
-        // One at a time: any other operation, or creates that a rule refused together, so that
-        // the refusal names its operation.
-        for (const operation of creates.length > 1 ? creates : [all[index] as BatchOperationV4]) {
-          try {
-            done.push(await apply(trx, memberId, operation));
-          } catch (error) {
-            throw error instanceof DomainError ? explain(error, index) : error;
-          }
-          index += 1;
-        }
-      }
-      return done;
-    });
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { data: results };
+    if (key === undefined) {
+      ctx.body = { data: await db.transaction((trx) => runAll(trx, memberId, operations.value)) };
+      return;
+    }
+    const outcome = await writeOncePerKey(
+      db,
+      { memberId, key, fingerprint: requestFingerprint(ctx) },
+      (trx) => runAll(trx, memberId, operations.value),
+      (results) => ({ status: 200, resultIds: results.map((result) => result.id) }),
+    );
+    switch (outcome.kind) {
+      case 'written':
+        ctx.body = { data: outcome.value };
+        return;
+      case 'replay': {
+        const records = await contactsOfAnswer(db, memberId, outcome.answer);
+        ctx.set(IDEMPOTENT_REPLAYED_HEADER, 'true');
+        ctx.status = outcome.answer.status;
+        ctx.body = {
+          data: records.map(
+            (record, index): BatchResult =>
+              record ? serialize(record) : { id: outcome.answer.resultIds[index] as number, deleted: true },
+          ),
+        };
+        return;
+      }
+      default:
+        throw keyRefusal(outcome.kind);
+    }
   });
+
+  /** Every operation, in order, in the caller's transaction; the first one refused aborts it. */
+  async function runAll(trx: Database, memberId: number, all: readonly BatchOperationV4[]): Promise<BatchResult[]> {
+    const done: BatchResult[] = [];
+    for (let index = 0; index < all.length; ) {
+      const creates = createsFrom(all, index);
+      if (creates.length > 1 && (await createTogether(trx, memberId, creates, done))) {
+        index += creates.length;
+        continue;
+      }
+      // One at a time: any other operation, or creates that a rule refused together, so that
+      // the refusal names its operation.
+      for (const operation of creates.length > 1 ? creates : [all[index] as BatchOperationV4]) {
+        try {
+          done.push(await apply(trx, memberId, operation));
+        } catch (error) {
+          throw error instanceof DomainError ? explain(error, index) : error;
+        }
+        index += 1;
+      }
+    }
+    return done;
+  }
 
   /**
    * A run of creates written by one statement (createContacts), in a savepoint: when a rule

@@ -18,14 +18,30 @@ import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { createContact, deleteContacts, getContact, listContacts, updateContactFields } from '../../domain/contacts';
+import { contactsOfAnswer, writeOncePerKey } from '../../domain/idempotent-writes';
 import { fixedPathsFirst } from '../../http/allowed-methods';
 import { parseBody } from '../../http/body';
 import { readContactInput } from '../../http/contact-input';
 import { ApiError } from '../../http/errors';
 import { etagOf, etagOfJson, readPrecondition, writePrecondition } from '../../http/etag';
 import { koaGuard } from '../../http/guard';
+import {
+  IDEMPOTENT_REPLAYED_HEADER,
+  keyRefusal,
+  readIdempotencyKey,
+  requestFingerprint,
+} from '../../http/idempotency-key';
 import { callerOf, pathId, type RouteDependencies } from '../context';
-import { contactWriteBody, ETAG_HEADER, IMAGE_LIMIT, idParams, v4Error } from '../contract-parts';
+import {
+  contactWriteBody,
+  ETAG_HEADER,
+  IDEMPOTENCY_ANSWERS,
+  IDEMPOTENCY_KEY_PARAMETER,
+  IMAGE_LIMIT,
+  idParams,
+  REPLAYED_HEADER,
+  v4Error,
+} from '../contract-parts';
 
 /** /v4/contacts: list, create, read, partial update, bulk delete. */
 export function contactRoutes({ db, publicUrl, read, write, rateLimit }: RouteDependencies): Router {
@@ -85,19 +101,33 @@ export function contactRoutes({ db, publicUrl, read, write, rateLimit }: RouteDe
     operationId: 'createContact',
     summary: 'Create a contact (multipart/form-data when an image is sent)',
     scope: 'contacts:write',
+    headers: [IDEMPOTENCY_KEY_PARAMETER],
     requestBody: contactWriteBody(contactCreateV4),
     responses: {
       201: {
-        description: 'Created.',
+        description:
+          'Created; or, for a repeated Idempotency-Key, created by its first request (the contact as it is now).',
         headers: {
           ...ETAG_HEADER,
           Location: { schema: { type: 'string', format: 'uri' }, description: 'The URL of the new contact.' },
+          ...REPLAYED_HEADER,
         },
         schema: one,
       },
+      400: IDEMPOTENCY_ANSWERS[400],
+      404: {
+        ...v4Error('A repeated Idempotency-Key whose contact has since been deleted (Idempotent-Replayed: true).'),
+        headers: REPLAYED_HEADER,
+      },
+      409: IDEMPOTENCY_ANSWERS[409],
       ...bodyErrors,
+      422: v4Error(`${bodyErrors[422].description} ${IDEMPOTENCY_ANSWERS[422]}`),
     },
   });
+  const sendCreated = (ctx: Context, record: ContactRecord, status = 201) => {
+    ctx.set('Location', `${publicUrl}/v4/contacts/${record.id}`);
+    sendOne(ctx, status, serialize(record));
+  };
   router.post(
     '/v4/contacts',
     write,
@@ -105,13 +135,34 @@ export function contactRoutes({ db, publicUrl, read, write, rateLimit }: RouteDe
     parseBody({ fileFields: ['image'] }),
     created.middleware,
     async (ctx) => {
+      const key = readIdempotencyKey(ctx);
       const { changes: newContact, image } = await readContactInput(ctx, contactCreateV4, (input) =>
         v4InputToChanges(input),
       );
-      const record = await createContact(db, callerOf(ctx).memberId, newContact, image);
-      const contact = serialize(record);
-      ctx.set('Location', `${publicUrl}/v4/contacts/${record.id}`);
-      sendOne(ctx, 201, contact);
+      const memberId = callerOf(ctx).memberId;
+      // Without a key (the usual create): one statement, or the domain's one transaction; nothing more.
+      if (key === undefined) return sendCreated(ctx, await createContact(db, memberId, newContact, image));
+      const outcome = await writeOncePerKey(
+        db,
+        { memberId, key, fingerprint: requestFingerprint(ctx) },
+        (trx) => createContact(trx, memberId, newContact, image),
+        (record) => ({ status: 201, resultIds: [record.id] }),
+      );
+      switch (outcome.kind) {
+        case 'written':
+          return sendCreated(ctx, outcome.value);
+        case 'replay': {
+          // The contact as it is now (its current ETag), or 404 when it has been deleted since.
+          const [record] = await contactsOfAnswer(db, memberId, outcome.answer);
+          const replayed = { [IDEMPOTENT_REPLAYED_HEADER]: 'true' };
+          const gone = 'The contact created with this Idempotency-Key has since been deleted.';
+          if (!record) throw new ApiError(404, 'not_found', gone, { headers: replayed });
+          ctx.set(replayed);
+          return sendCreated(ctx, record, outcome.answer.status);
+        }
+        default:
+          throw keyRefusal(outcome.kind);
+      }
     },
   );
 
