@@ -16,7 +16,10 @@ const HELP = new Set(['--help', '-h', 'help']);
 
 async function main(argv: string[]): Promise<number> {
   const [noun, ...afterNoun] = argv;
-  if (noun === undefined || HELP.has(noun)) return printHelp(toolHelp());
+  if (HELP.has(noun ?? '')) return printHelp(toolHelp());
+  // Nothing to do is a usage error (as a noun without its verb is): a script that lost its
+  // arguments fails instead of passing with the help text on stdout.
+  if (noun === undefined) throw new UsageError(`give a command\n${toolHelp()}`);
   const solo = soloCommands[noun];
   const [verb, ...afterVerb] = afterNoun;
   if (!solo && (verb === undefined || HELP.has(verb))) {

@@ -357,6 +357,9 @@ describe('help and an unmigrated database', () => {
   it('prints help for the tool and for every command, exit code 0', async () => {
     const tool = await runCli(['--help'], env);
     expect(tool.code).toBe(0);
+    const nothing = await runCli([], env);
+    expect(nothing).toMatchObject({ code: 2, stdout: '' });
+    expect(nothing.stderr).toContain(commands.member?.list?.summary);
     const every = [...Object.values(commands).flatMap((verbs) => Object.values(verbs)), ...Object.values(soloCommands)];
     for (const command of every) expect(tool.stdout).toContain(command.summary);
     const one = await runCli(['client', 'rotate-secret', '--help'], env);

@@ -17,8 +17,10 @@ export function integerFrom(
 ): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min)
+  // Decimal digits only: Number() also takes "1e3", "0x10", "12.0" and "" (which would be 0),
+  // none of which anyone writing a port or a number of seconds meant.
+  const value = /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min)
     throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
   if (value > max) throw new ConfigError(`${name} must be an integer <= ${max}, got "${raw}"`);
   return value;

@@ -70,6 +70,10 @@ describe('settings read from the environment', () => {
   it.each([
     [{ MIGRATE_ON_START: 'yes' }, 'MIGRATE_ON_START must be true or false, got "yes"'],
     [{ SHUTDOWN_TIMEOUT: 'abc' }, 'SHUTDOWN_TIMEOUT must be an integer >= 0, got "abc"'],
+    // Number() would read these as 1000, 16 and 12: a typo, or a notation nobody means for seconds.
+    [{ SHUTDOWN_TIMEOUT: '1e3' }, 'SHUTDOWN_TIMEOUT must be an integer >= 0, got "1e3"'],
+    [{ SHUTDOWN_TIMEOUT: '0x10' }, 'SHUTDOWN_TIMEOUT must be an integer >= 0, got "0x10"'],
+    [{ SHUTDOWN_TIMEOUT: '12.0' }, 'SHUTDOWN_TIMEOUT must be an integer >= 0, got "12.0"'],
   ])('refuses a malformed runtime setting: %j', async (env, message) => {
     expect(await refusal(() => serviceRuntimeFrom(env))).toBe(message);
   });
