@@ -1,4 +1,11 @@
-import { createServiceMetrics, healthEndpoints, janitorMetrics, type Logger, requestLogging } from '@contacts/config';
+import {
+  createServiceMetrics,
+  healthEndpoints,
+  janitorMetrics,
+  type Logger,
+  requestLogging,
+  SERVICE_NAMES,
+} from '@contacts/config';
 import { type Database, databaseProblem, startJanitor } from '@contacts/db';
 import Koa from 'koa';
 import mount from 'koa-mount';
@@ -75,12 +82,12 @@ export async function createAuthServer({
   // The provider runs inside this app's context, so both must sign cookies with the same keys.
   const app = new Koa({ proxy: true, keys: config.secrets.cookieKeys });
   app.use(requestLogging(logger));
-  const metrics = createServiceMetrics({ service: 'auth', pool: () => db.client.pool });
+  const metrics = createServiceMetrics({ service: SERVICE_NAMES.auth, pool: () => db.client.pool });
   const janitor = startJanitor(db, config.janitor, logger);
   janitorMetrics(metrics.registry, janitor);
   accessTokenMemoryMetrics(metrics.registry, accessTokens);
   app.use(metrics.middleware);
-  app.use(healthEndpoints({ database: () => databaseProblem(db) }));
+  app.use(healthEndpoints(SERVICE_NAMES.auth, { database: () => databaseProblem(db) }));
   app.use(refusePlainHttp(config.secureCookies, logger));
   app.use(securityHeaders);
   app.use(errorAnswers);

@@ -25,7 +25,7 @@ afterAll(async () => {
 
 describe('auth health endpoints', () => {
   it('says it is alive and ready when the schema is current', async () => {
-    expect(await (await fetch(`${baseUrl}/healthz`)).json()).toEqual({ status: 'ok' });
+    expect(await (await fetch(`${baseUrl}/healthz`)).json()).toEqual({ status: 'ok', service: 'auth' });
     const ready = await fetch(`${baseUrl}/readyz`);
     expect(ready.status).toBe(200);
   });

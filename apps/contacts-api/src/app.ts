@@ -2,9 +2,11 @@ import type { Logger } from '@contacts/config';
 import {
   createServiceMetrics,
   DEFAULT_SYNC_TOKEN_TTL_SECONDS,
+  type HealthAnswer,
   healthEndpoints,
   janitorMetrics,
   requestLogging,
+  SERVICE_NAMES,
 } from '@contacts/config';
 import type { Database, NotificationListener } from '@contacts/db';
 import { databaseProblem, startJanitor } from '@contacts/db';
@@ -65,14 +67,14 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
     revocations,
   );
 
-  const metrics = createServiceMetrics({ service: 'contacts-api', pool: () => db.client.pool });
+  const metrics = createServiceMetrics({ service: SERVICE_NAMES.contactsApi, pool: () => db.client.pool });
   tokenCacheMetrics(metrics.registry, cache);
   const janitor = startJanitor(db, config.janitor, logger);
   janitorMetrics(metrics.registry, janitor);
   app.use(requestLogging(logger));
   app.use(metrics.middleware);
   app.use(
-    healthEndpoints({
+    healthEndpoints(SERVICE_NAMES.contactsApi, {
       database: () => databaseProblem(db),
       authorization_server: () => authServerProblem(config.authInternalUrl),
     }),
@@ -130,13 +132,24 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
 
 const noRateLimit: Middleware = (_ctx, next) => next();
 
-/** Readiness: the authorization server answers its health check (else no new token can be checked). */
+/**
+ * Readiness: the authorization server answers its health check (else no new token can be
+ * checked), and it is the authorization server: AUTH_INTERNAL_URL pointing at this API, or at
+ * anything else that answers /healthz, would otherwise look ready and refuse every token.
+ */
 async function authServerProblem(authInternalUrl: string): Promise<string | undefined> {
+  let answer: Partial<HealthAnswer>;
   try {
     const response = await fetch(`${authInternalUrl}/healthz`, { signal: AbortSignal.timeout(2_000) });
-    await response.body?.cancel();
-    return response.ok ? undefined : `authorization server unhealthy (HTTP ${response.status})`;
+    if (!response.ok) {
+      await response.body?.cancel();
+      return `authorization server unhealthy (HTTP ${response.status})`;
+    }
+    answer = ((await response.json().catch(() => ({}))) ?? {}) as Partial<HealthAnswer>;
   } catch {
     return 'authorization server unreachable';
   }
+  if (answer.service === SERVICE_NAMES.auth) return undefined;
+  const reached = typeof answer.service === 'string' ? `the ${answer.service} service` : 'something else';
+  return `AUTH_INTERNAL_URL (${authInternalUrl}) reaches ${reached}, not the authorization server`;
 }

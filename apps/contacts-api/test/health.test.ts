@@ -9,9 +9,24 @@ afterAll(async () => stack?.close());
 
 describe('contacts-api health endpoints', () => {
   it('says it is alive, and ready when the schema is current and the auth server answers', async () => {
-    expect(await (await fetch(`${stack.apiUrl}/healthz`)).json()).toEqual({ status: 'ok' });
+    expect(await (await fetch(`${stack.apiUrl}/healthz`)).json()).toEqual({ status: 'ok', service: 'contacts-api' });
     const ready = await fetch(`${stack.apiUrl}/readyz`);
     expect(ready.status).toBe(200);
+  });
+
+  it('is not ready when AUTH_INTERNAL_URL reaches something other than the authorization server (itself here)', async () => {
+    const misdirected = await startStack({ authInternalUrlIsTheApi: true });
+    try {
+      const ready = await fetch(`${misdirected.apiUrl}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toMatchObject({
+        problems: {
+          authorization_server: `AUTH_INTERNAL_URL (${misdirected.apiUrl}) reaches the contacts-api service, not the authorization server`,
+        },
+      });
+    } finally {
+      await misdirected.close();
+    }
   });
 
   it('is not ready when a migration is missing', async () => {

@@ -3,16 +3,24 @@ import type { Middleware } from 'koa';
 /** A readiness check: resolves to a problem description, or undefined when all is well. */
 export type ReadinessCheck = () => Promise<string | undefined>;
 
+/** What GET /healthz answers: alive, and which service is (so a caller can tell it reached the right one). */
+export interface HealthAnswer {
+  status: 'ok';
+  service: string;
+}
+
 /**
- * GET /healthz answers as long as the process serves requests; GET /readyz runs every check
- * and answers 503 with the problems when one fails, so a balancer stops sending traffic.
+ * GET /healthz answers as long as the process serves requests, naming the service; GET /readyz
+ * runs every check and answers 503 with the problems when one fails, so a balancer stops
+ * sending traffic.
  */
-export function healthEndpoints(checks: Record<string, ReadinessCheck>): Middleware {
+export function healthEndpoints(service: string, checks: Record<string, ReadinessCheck>): Middleware {
+  const alive: HealthAnswer = { status: 'ok', service };
   return async (ctx, next) => {
     if (ctx.method !== 'GET' || (ctx.path !== '/healthz' && ctx.path !== '/readyz')) return next();
     ctx.set('Cache-Control', 'no-store');
     if (ctx.path === '/healthz') {
-      ctx.body = { status: 'ok' };
+      ctx.body = alive;
       return;
     }
     const problems: Record<string, string> = {};

@@ -12,4 +12,5 @@ export * from './request-context';
 export * from './routing';
 export * from './secrets';
 export * from './serve';
+export * from './service-names';
 export * from './service-runtime';

@@ -40,6 +40,8 @@ async function stop(server: Server): Promise<void> {
 export interface StackOptions {
   /** The API's per-token rate limit (off unless given). */
   apiRateLimit?: RateLimit;
+  /** AUTH_INTERNAL_URL set to the API's own URL, an operator's mistake (the auth server runs all the same). */
+  authInternalUrlIsTheApi?: boolean;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -62,7 +64,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     port: 0,
     publicUrl: apiListener.url,
     authUrl: authListener.url,
-    authInternalUrl: authListener.url,
+    authInternalUrl: options.authInternalUrlIsTheApi ? apiListener.url : authListener.url,
     introspectionClientId: authConfig.secrets.introspectionClientId,
     introspectionClientSecret: authConfig.secrets.introspectionClientSecret,
     ...(options.apiRateLimit ? { apiRateLimit: options.apiRateLimit } : {}),
