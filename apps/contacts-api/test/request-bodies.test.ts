@@ -134,7 +134,7 @@ describe('Content-Encoding', () => {
       headers: { 'content-type': 'text/vcard', 'content-encoding': 'gzip' },
       body: new Uint8Array(gzipSync('BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Gzip vCard\r\nEND:VCARD\r\n')),
     });
-    expect(await imported.json()).toEqual({ data: { created: 1, skipped: [] } });
+    expect(await imported.json()).toMatchObject({ data: { created: 1, skipped: [] } });
     expect(await stack.db('contacts').where({ owner_id: reader.member.id }).orderBy('id').pluck('name')).toEqual([
       'Gzip JSON',
       'Deflate form',

@@ -7,7 +7,13 @@ interface Contact {
   id: number;
   [key: string]: unknown;
 }
-type Imported = { data: { created: number; skipped: Array<{ index: number; reason: string }> } };
+type Imported = {
+  data: {
+    created: number;
+    contacts: Array<{ index: number; id: number }>;
+    skipped: Array<{ index: number; reason: string }>;
+  };
+};
 type Failure = { error: { code: string; fields?: Record<string, string[]> } };
 
 let stack: Stack;
@@ -70,8 +76,22 @@ describe('vCard export and import', () => {
     const grace = await aClient(stack);
     const imported = await importText(grace, text);
     expect(imported.status).toBe(200);
-    expect(imported.body).toEqual({ data: { created: 2, skipped: [] } });
+    expect(imported.body).toEqual({
+      data: {
+        created: 2,
+        contacts: [
+          { index: 0, id: expect.any(Number) },
+          { index: 1, id: expect.any(Number) },
+        ],
+        skipped: [],
+      },
+    });
     expect((await list(grace)).map(carried)).toEqual((await list(ada)).map(carried));
+    // Each card's id is the contact made from it.
+    for (const { index, id } of imported.body.data.contacts) {
+      const made = await grace.json<{ data: Contact }>(`/v4/contacts/${id}`);
+      expect(made.body.data.name).toBe(cards[index]!.getFirstPropertyValue('fn'));
+    }
   });
 
   it('streams a book larger than one export page', async () => {
@@ -113,10 +133,12 @@ describe('vCard export and import', () => {
     const { status, body } = await client.json<Imported>('/v4/contacts/import', { method: 'POST', body: form });
     expect(status).toBe(200);
     expect(body.data.created).toBe(1);
+    expect(body.data.contacts).toEqual([{ index: 0, id: expect.any(Number) }]);
     expect(body.data.skipped.map((skip) => skip.index)).toEqual([1, 2]);
     expect(body.data.skipped[0]!.reason).toMatch(/^email: /);
     expect(body.data.skipped[1]!.reason).toBe('The email has already been taken.');
     const grace = (await list(client)).find((contact) => contact.name === 'Grace Hopper');
+    expect(grace?.id).toBe(body.data.contacts[0]?.id);
     expect(grace).toMatchObject({ email: 'grace@example.test', personal_number: '111', work_number: '222' });
   });
 
@@ -131,6 +153,7 @@ describe('vCard export and import', () => {
     expect(status).toBe(200);
     expect(body.data).toEqual({
       created: 1,
+      contacts: [{ index: 1, id: expect.any(Number) }],
       skipped: [
         {
           index: 0,
@@ -152,7 +175,11 @@ describe('vCard export and import', () => {
       'BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Whole\r\nEND:VCARD\r\nBEGIN:VCARD\r\nVERSION:4.0\r\nFN:Cut\r\n',
     );
     expect(mixed.status).toBe(200);
-    expect(mixed.body.data).toEqual({ created: 1, skipped: [{ index: 1, reason: 'The card has no END:VCARD.' }] });
+    expect(mixed.body.data).toEqual({
+      created: 1,
+      contacts: [{ index: 0, id: expect.any(Number) }],
+      skipped: [{ index: 1, reason: 'The card has no END:VCARD.' }],
+    });
   });
 
   it('refuses a body without a vCard (422), one too large (413), another type (415), and writes nothing', async () => {
@@ -189,11 +216,11 @@ describe('vCard export and import', () => {
       });
     }
     const exported = await (await client.request('/v4/contacts/export')).text();
-    expect((await importText(other, exported)).body.data).toEqual({ created: 2, skipped: [] });
+    expect((await importText(other, exported)).body.data).toMatchObject({ created: 2, skipped: [] });
     const card = (name: string, category: string) =>
       ['BEGIN:VCARD', 'VERSION:4.0', `FN:${name}`, `CATEGORIES:${category}`, 'END:VCARD'].join('\r\n');
     const imported = await importText(other, [card('Mixed case', `pLuMbInG ${suffix}`)].join('\r\n'));
-    expect(imported.body.data).toEqual({ created: 1, skipped: [] });
+    expect(imported.body.data).toMatchObject({ created: 1, skipped: [] });
     expect(
       (await list(other)).map((contact) => [
         contact.name,
@@ -235,7 +262,7 @@ describe('vCard export and import', () => {
     ].join('\r\n');
     const { status, body } = await importText(client, text);
     expect(status).toBe(200);
-    expect(body.data).toEqual({ created: 3, skipped: [] });
+    expect(body.data).toMatchObject({ created: 3, skipped: [] });
     expect((await list(client)).map((contact) => [contact.name, contact.personal_number, contact.work_number])).toEqual(
       [
         ['Faxed', '222', '333'],

@@ -68,10 +68,13 @@ export function vCardRoutes({ db, publicUrl, read, write, rateLimit }: RouteDepe
     },
     responses: {
       200: {
-        description: 'How many contacts were created, and which cards (counted from 0) were skipped, and why.',
+        description:
+          "How many contacts were created, the id of each card's new contact (cards counted from 0, in " +
+          'order), and which cards were skipped, and why.',
         schema: z.object({
           data: z.object({
             created: z.int(),
+            contacts: z.array(z.object({ index: z.int(), id: z.int() })),
             skipped: z.array(z.object({ index: z.int(), reason: z.string() })),
           }),
         }),
@@ -89,14 +92,15 @@ export function vCardRoutes({ db, publicUrl, read, write, rateLimit }: RouteDepe
     const categories = categoryMatcher(await listBusinessCategories(db));
     const memberId = callerOf(ctx).memberId;
     const result = await db.transaction(async (trx) => {
-      let created = 0;
+      // Which card became which contact: a client mirroring its book maps its cards to ids.
+      const contacts: Array<{ index: number; id: number }> = [];
       const skipped: Array<{ index: number; reason: string }> = [];
       for (const [index, card] of cards.entries()) {
-        const reason = await importCard(trx, memberId, card, categories);
-        if (reason === undefined) created += 1;
-        else skipped.push({ index, reason });
+        const outcome = await importCard(trx, memberId, card, categories);
+        if ('id' in outcome) contacts.push({ index, id: outcome.id });
+        else skipped.push({ index, reason: outcome.reason });
       }
-      return { created, skipped };
+      return { created: contacts.length, contacts, skipped };
     });
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { data: result };
@@ -119,33 +123,36 @@ async function* exportCards(db: Database, memberId: number, publicUrl: string): 
 
 /**
  * Creates one card's contact inside the import's transaction, in a savepoint so that a card the
- * rules refuse is skipped without undoing the others. Returns why it was skipped, if it was.
+ * rules refuse is skipped without undoing the others. Returns the new contact's id, or why the
+ * card was skipped.
  */
 async function importCard(
   trx: Database,
   memberId: number,
   card: ParsedCard,
   categories: (name: string) => number | undefined,
-): Promise<string | undefined> {
-  if (!card.ok) return card.reason;
+): Promise<{ id: number } | { reason: string }> {
+  if (!card.ok) return { reason: card.reason };
   const { category, ...fields } = card.contact;
   const categoryId = category === undefined ? undefined : categories(category);
   const input = validate(contactCreateV4, {
     ...fields,
     ...(categoryId !== undefined ? { business_category_id: categoryId } : {}),
   } satisfies Omit<VCardContact, 'category'> & { business_category_id?: number });
-  if (!input.ok)
-    return Object.entries(input.fields)
+  if (!input.ok) {
+    const reason = Object.entries(input.fields)
       .map(([field, messages]) => `${field}: ${messages.join(' ')}`)
       .join(' ');
+    return { reason };
+  }
   const changes = v4InputToChanges(input.value);
   try {
-    await trx.transaction((savepoint) =>
+    const record = await trx.transaction((savepoint) =>
       createContact(savepoint, memberId, changes as typeof changes & { name: string }),
     );
-    return undefined;
+    return { id: record.id };
   } catch (error) {
-    if (error instanceof DomainError) return error.message;
+    if (error instanceof DomainError) return { reason: error.message };
     throw error;
   }
 }
