@@ -1,9 +1,20 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { findOAuthClient } from '@contacts/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DPOP_PROOF_MISSING_DETAIL } from '../src/http/dpop-proof-required';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
-import { aMember } from './support/factories';
+import {
+  aMember,
+  anApplication,
+  anAuthorizationCode,
+  aRefreshToken,
+  type TestApplication,
+  type TestMember,
+} from './support/factories';
 import { httpBrowser } from './support/http-browser';
-import { discover } from './support/oauth-client';
+import { discover, introspectAsApi, oauth, refreshAsApp, tokenRequest } from './support/oauth-client';
 
 let server: RunningAuthServer;
 beforeAll(async () => {
@@ -37,5 +48,65 @@ describe('DPoP at the authorization server', () => {
       const client = await server.auth.provider.Client.find(clientId);
       expect(client?.metadata().dpop_bound_access_tokens).toBe(name === 'Requires DPoP');
     }
+  });
+});
+
+describe('a DPoP-required client at the token endpoint (RFC 9449 §5.2)', () => {
+  let as: oauth.AuthorizationServer;
+  let member: TestMember;
+  let app: TestApplication;
+  beforeAll(async () => {
+    as = await discover(server.baseUrl);
+    member = await aMember(server.database.db);
+    app = await anApplication(server.database.db, { name: 'Requires DPoP', dpop: true });
+  });
+  const refreshToken = () => aRefreshToken(server.auth.provider, { memberId: member.id, clientId: app.client_id });
+  const dpopHandle = async () => oauth.DPoP({}, await oauth.generateKeyPair('ES256'));
+
+  it('names exactly the reason oidc-provider gives for a missing proof (fails when an upgrade changes it)', async () => {
+    const main = createRequire(import.meta.url).resolve('oidc-provider');
+    const source = await readFile(path.join(path.dirname(main), 'helpers', 'sender_constraints.js'), 'utf8');
+    expect(source).toContain(`throw new ErrorClass('${DPOP_PROOF_MISSING_DETAIL}')`);
+  });
+
+  it('refuses a refresh without a DPoP proof with invalid_dpop_proof, saying a proof is required', async () => {
+    const refused = await refreshAsApp(as, app, await refreshToken()).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ status: 400, error: 'invalid_dpop_proof' });
+    expect((refused as { error_description: string }).error_description).toMatch(/DPoP proof is required/);
+  });
+
+  it('refuses a code exchange without a DPoP proof the same way', async () => {
+    const code = await anAuthorizationCode(server.auth.provider, {
+      memberId: member.id,
+      clientId: app.client_id,
+      redirectUri: app.redirect_uri,
+    });
+    const response = await tokenRequest(as, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: app.redirect_uri,
+      client_id: app.client_id,
+      client_secret: app.client_secret as string,
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toBe('invalid_dpop_proof');
+    expect(response.body.error_description).toMatch(/DPoP proof is required/);
+  });
+
+  it('issues DPoP-bound tokens to a refresh with a proof, and keeps invalid_grant for a bad refresh token', async () => {
+    const DPoP = await dpopHandle();
+    const tokens = await refreshAsApp(as, app, await refreshToken(), undefined, DPoP);
+    expect(tokens.token_type).toBe('dpop');
+    expect(await introspectAsApi(server, tokens.access_token)).toMatchObject({ active: true, token_type: 'DPoP' });
+    const unknown = await refreshAsApp(as, app, 'not-a-refresh-token', undefined, DPoP).catch(
+      (error: unknown) => error,
+    );
+    expect(unknown).toMatchObject({ status: 400, error: 'invalid_grant' });
+  });
+
+  it('still gives Bearer tokens without a proof to a client that does not require DPoP', async () => {
+    const plain = await anApplication(server.database.db, { name: 'Plain' });
+    const token = await aRefreshToken(server.auth.provider, { memberId: member.id, clientId: plain.client_id });
+    expect((await refreshAsApp(as, plain, token)).token_type).toBe('bearer');
   });
 });

@@ -245,3 +245,74 @@ describe('public clients', () => {
     expect(result.body.token_type).toBe('Bearer');
   });
 });
+
+describe('client authentication failures (RFC 6749 §5.2, RFC 9110 §15.5.2)', () => {
+  const endpoints = [
+    ['token', '/oauth/token', { grant_type: 'refresh_token', refresh_token: 'not-a-refresh-token' }],
+    ['introspection', '/oauth/introspect', { token: 'not-a-token' }],
+    ['revocation', '/oauth/revoke', { token: 'not-a-token' }],
+  ] as const;
+  const methods = ['client_secret_basic', 'client_secret_post'] as const;
+  const failures = [
+    ['a wrong secret', () => ({ clientId: app.client_id, secret: 'not-the-secret' })],
+    ['an unknown client', () => ({ clientId: 'no-such-client', secret: 'any-secret' })],
+  ] as const;
+  const cases = endpoints.flatMap(([name, path, form]) =>
+    methods.flatMap((method) =>
+      failures.map(([failure, credentials]) => [name, method, failure, path, form, credentials] as const),
+    ),
+  );
+
+  async function postAuthenticated(
+    path: string,
+    form: Readonly<Record<string, string>>,
+    method: (typeof methods)[number],
+    { clientId, secret }: { clientId: string; secret: string },
+  ): Promise<Response> {
+    const basic = Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString('base64');
+    return fetch(`${server.baseUrl}${path}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+        ...(method === 'client_secret_basic' ? { authorization: `Basic ${basic}` } : {}),
+      },
+      body: new URLSearchParams(
+        method === 'client_secret_post' ? { ...form, client_id: clientId, client_secret: secret } : form,
+      ),
+    });
+  }
+
+  it.each(cases)(
+    '%s endpoint, %s, %s: 401 invalid_client with one Basic challenge',
+    async (_name, method, _failure, path, form, credentials) => {
+      const response = await postAuthenticated(path, form, method, credentials());
+      expect(response.status).toBe(401);
+      expect(((await response.json()) as { error: string }).error).toBe('invalid_client');
+      const challenge = response.headers.get('www-authenticate') ?? '';
+      expect(challenge).toMatch(new RegExp(`^Basic realm="${server.baseUrl}"`));
+      expect(challenge).toContain('error="invalid_client"');
+      // oidc-provider's own challenge (Basic header) and this server's (form) never both.
+      expect(challenge.match(/Basic /g)).toHaveLength(1);
+    },
+  );
+
+  it('challenges a client id sent without its secret too', async () => {
+    const response = await fetch(`${server.baseUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x', client_id: app.client_id }),
+    });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toMatch(/^Basic realm="[^"]+", error="invalid_client"/);
+  });
+
+  it('adds no challenge to a request that authenticates', async () => {
+    const response = await postAuthenticated('/oauth/introspect', { token: 'not-a-token' }, 'client_secret_post', {
+      clientId: app.client_id,
+      secret: app.client_secret as string,
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('www-authenticate')).toBeNull();
+  });
+});

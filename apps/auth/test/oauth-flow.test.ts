@@ -5,8 +5,23 @@ import { revokeAuthorizedApp } from '../src/lib/authorized-apps';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import { authorizeInBrowser, launchBrowser } from './support/browser';
 import { type CallbackServer, startCallbackServer } from './support/callback-server';
-import { aMember, anAccessToken, anApplication, type TestApplication, type TestMember } from './support/factories';
-import { authorizeUrl, discover, insecure, introspectAsApi, oauth, tokenRequest } from './support/oauth-client';
+import {
+  aMember,
+  anAccessToken,
+  anApplication,
+  aRefreshToken,
+  type TestApplication,
+  type TestMember,
+} from './support/factories';
+import {
+  authorizeUrl,
+  discover,
+  insecure,
+  introspectAsApi,
+  oauth,
+  refreshAsApp as refreshAs,
+  tokenRequest,
+} from './support/oauth-client';
 
 let server: RunningAuthServer;
 let browser: Browser;
@@ -55,15 +70,8 @@ async function obtainTokens(options: { application?: TestApplication; scope?: st
 }
 
 /** A refresh by the test application, as oauth4webapi sends it (client_secret_post). */
-async function refreshAsApp(refreshToken: string, additionalParameters?: Record<string, string>) {
-  const client: oauth.Client = { client_id: app.client_id };
-  const auth = oauth.ClientSecretPost(app.client_secret as string);
-  return oauth.processRefreshTokenResponse(
-    as,
-    client,
-    await oauth.refreshTokenGrantRequest(as, client, auth, refreshToken, { additionalParameters, ...insecure }),
-  );
-}
+const refreshAsApp = (refreshToken: string, additionalParameters?: Record<string, string>) =>
+  refreshAs(as, app, refreshToken, additionalParameters);
 
 describe('the authorization-code flow, driven by a real browser and oauth4webapi', () => {
   it('publishes metadata that points at every endpoint (RFC 8414)', async () => {
@@ -210,6 +218,80 @@ describe('the authorization-code flow, driven by a real browser and oauth4webapi
     expect(await introspectAsApi(server, third.access_token)).toEqual({ active: false });
     await expect(refresh(third.refresh_token as string)).rejects.toMatchObject({ error: 'invalid_grant' });
     expect(server.logLines.join('\n')).toContain('refresh_token.reuse_detected');
+  });
+
+  it('narrows a * grant at refresh (RFC 6749 §6): the access token gets only the scope asked for, the refresh token keeps *', async () => {
+    const { exchange } = await obtainTokens({ scope: '*' });
+    const narrowed = await refreshAsApp(exchange.body.refresh_token as string, { scope: 'contacts:read' });
+    expect(narrowed.scope).toBe('contacts:read');
+    expect(await introspectAsApi(server, narrowed.access_token)).toMatchObject({
+      active: true,
+      scope: 'contacts:read',
+    });
+
+    // The rotated refresh token carries the original grant: without a scope, or with *, everything again.
+    const whole = await refreshAsApp(narrowed.refresh_token as string);
+    expect(whole.scope).toBe('*');
+    expect(await introspectAsApi(server, whole.access_token)).toMatchObject({ scope: '*' });
+    const both = await refreshAsApp(whole.refresh_token as string, { scope: 'contacts:write contacts:read' });
+    expect((both.scope ?? '').split(' ').sort()).toEqual(['contacts:read', 'contacts:write']);
+    const star = await refreshAsApp(both.refresh_token as string, { scope: '*' });
+    expect(star.scope).toBe('*');
+
+    // A scope the grant does not hold is still refused, and the refresh token survives the refusal.
+    for (const scope of ['admin', 'contacts:read admin', 'offline']) {
+      await expect(refreshAsApp(star.refresh_token as string, { scope })).rejects.toMatchObject({
+        error: 'invalid_scope',
+      });
+    }
+    expect((await refreshAsApp(star.refresh_token as string)).scope).toBe('*');
+  });
+
+  it.each([
+    ['* offline_access', '*'],
+    ['contacts:read offline_access', 'contacts:read'],
+  ])(
+    'ignores offline_access in %s (refresh tokens come without it): the token response says the scope granted, %s',
+    async (requested, granted) => {
+      const { exchange } = await obtainTokens({ scope: requested });
+      expect(exchange.status).toBe(200);
+      expect(exchange.body.scope).toBe(granted);
+      expect(typeof exchange.body.refresh_token).toBe('string');
+      const refreshed = await refreshAsApp(exchange.body.refresh_token as string);
+      expect(refreshed.scope).toBe(granted);
+      // offline_access was never granted, so asking for it at refresh is asking for more.
+      await expect(
+        refreshAsApp(refreshed.refresh_token as string, { scope: `${granted} offline_access` }),
+      ).rejects.toMatchObject({ error: 'invalid_scope', cause: { scope: 'offline_access' } });
+    },
+  );
+
+  it('refuses offline_access with prompt=consent (the one case OpenID Connect keeps it) as invalid_scope, naming it', async () => {
+    const response = await fetch(authorizeUrl(as, app, { scope: '* offline_access', prompt: 'consent' }), {
+      redirect: 'manual',
+    });
+    const location = new URL(response.headers.get('location') as string);
+    expect(location.origin + location.pathname).toBe(app.redirect_uri);
+    expect(location.searchParams.get('error')).toBe('invalid_scope');
+    expect(location.searchParams.get('scope')).toBe('offline_access');
+  });
+
+  it('never names a scope that * already includes: * contacts:read is granted as *', async () => {
+    const { exchange } = await obtainTokens({ scope: '* contacts:read' });
+    expect(exchange.body.scope).toBe('*');
+    expect(await introspectAsApi(server, exchange.body.access_token as string)).toMatchObject({ scope: '*' });
+  });
+
+  it('refuses to widen a narrower grant at refresh: contacts:read cannot become * or contacts:write', async () => {
+    const token = await aRefreshToken(server.auth.provider, {
+      memberId: member.id,
+      clientId: app.client_id,
+      scope: 'contacts:read',
+    });
+    for (const scope of ['*', 'contacts:write', 'contacts:read contacts:write']) {
+      await expect(refreshAsApp(token, { scope })).rejects.toMatchObject({ error: 'invalid_scope' });
+    }
+    expect((await refreshAsApp(token, { scope: 'contacts:read' })).scope).toBe('contacts:read');
   });
 
   it('accepts a JSON body at the token endpoint, and client_secret_basic as well as client_secret_post', async () => {

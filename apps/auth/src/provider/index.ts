@@ -2,6 +2,7 @@ import Provider, { type Configuration } from 'oidc-provider';
 import { clientSecretMatches } from '../lib/client-secrets';
 import { type ProviderDependencies, providerConfiguration } from './configuration';
 import { logProviderEvents } from './events';
+import { teachScopeInclusion } from './scope-inclusion';
 
 /** `configure` adjusts the configuration before use (the benchmarks swap in an in-memory adapter). */
 export function createProvider(
@@ -14,6 +15,7 @@ export function createProvider(
   provider.Client.prototype.compareClientSecret = async function compareClientSecret(actual: string) {
     return typeof this.clientSecret === 'string' && clientSecretMatches(this.clientSecret, actual);
   };
+  teachScopeInclusion(provider);
   logProviderEvents(provider, dependencies.logger);
   return provider;
 }

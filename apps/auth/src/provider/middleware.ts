@@ -2,7 +2,9 @@ import type { Logger } from '@contacts/config';
 import type { Database } from '@contacts/db';
 import type Provider from 'oidc-provider';
 import type { AuthConfig } from '../config';
+import { clientAuthChallenge } from '../http/client-auth-challenge';
 import { discoveryMetadata } from '../http/discovery-metadata';
+import { dpopProofRequired } from '../http/dpop-proof-required';
 import { endpointMethods } from '../http/endpoint-methods';
 import { recordPersonalTokenUse } from '../http/introspection-usage';
 import { refuseNulParameters } from '../http/nul-parameters';
@@ -25,6 +27,8 @@ export function useProviderMiddleware(
 ): void {
   provider.use(endpointMethods(provider));
   provider.use(discoveryMetadata);
+  provider.use(clientAuthChallenge(provider.issuer));
+  provider.use(dpopProofRequired(provider));
   provider.use(recordPersonalTokenUse(db, audit));
   provider.use(tokenJsonBody(provider));
   // After the JSON body is made parameters (so they are checked too), before anything is counted or stored.

@@ -41,6 +41,24 @@ export async function tokenRequest(as: oauth.AuthorizationServer, form: Record<s
 export { oauth };
 
 /**
+ * A refresh by an application, as oauth4webapi sends it (client_secret_post), with a DPoP proof
+ * when given a DPoP handle. An error answer rejects with oauth4webapi's error (`error` is the code).
+ */
+export async function refreshAsApp(
+  as: oauth.AuthorizationServer,
+  app: Pick<TestApplication, 'client_id' | 'client_secret'>,
+  refreshToken: string,
+  additionalParameters?: Record<string, string>,
+  DPoP?: oauth.DPoPHandle,
+): Promise<oauth.TokenEndpointResponse> {
+  const client: oauth.Client = { client_id: app.client_id };
+  const auth = oauth.ClientSecretPost(app.client_secret as string);
+  const request = () =>
+    oauth.refreshTokenGrantRequest(as, client, auth, refreshToken, { additionalParameters, DPoP, ...insecure });
+  return oauth.processRefreshTokenResponse(as, client, await request());
+}
+
+/**
  * Introspects `token` as the contacts API does: its own client credentials, HTTP Basic with the
  * RFC 6749 §2.3.1 encoding. Anything but 200 fails the test.
  */

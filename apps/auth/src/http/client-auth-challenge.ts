@@ -1,0 +1,41 @@
+import type { Context, Next } from 'koa';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+
+/** The endpoints where a client authenticates (client_secret_basic, client_secret_post or none). */
+const CLIENT_AUTHENTICATING_ROUTES: ReadonlySet<string> = new Set(['token', 'introspection', 'revocation']);
+
+/**
+ * A 401 carries a WWW-Authenticate challenge (RFC 9110 §15.5.2). oidc-provider adds one to an
+ * `invalid_client` answer only when the client sent an Authorization header (Basic, its
+ * shared/client_auth.js); credentials sent in the form (client_secret_post), or a client id alone,
+ * got a 401 without any. This adds the same challenge there, in the Basic scheme: it tells the
+ * client that Basic works, and a library that reads the challenge (oauth4webapi) finds the
+ * same `error` whichever way the client authenticated.
+ *
+ * `provider.use()` middleware; it looks only at answers that are already 401, after `next()`.
+ */
+export function clientAuthChallenge(issuer: string) {
+  return async function challengeFailedClientAuthentication(ctx: Context, next: Next) {
+    await next();
+    if (ctx.status !== 401 || ctx.response.get('WWW-Authenticate')) return;
+    const route = (ctx as Partial<KoaContextWithOIDC>).oidc?.route;
+    if (route === undefined || !CLIENT_AUTHENTICATING_ROUTES.has(route)) return;
+    const body = ctx.body as { error?: unknown; error_description?: unknown } | undefined;
+    ctx.set(
+      'WWW-Authenticate',
+      basicChallenge({
+        realm: issuer,
+        error: typeof body?.error === 'string' ? body.error : 'invalid_client',
+        error_description: typeof body?.error_description === 'string' ? body.error_description : undefined,
+      }),
+    );
+  };
+}
+
+/** `Basic realm="…", error="…"`: quoted strings (RFC 9110 §5.6.4), as oidc-provider writes its own. */
+function basicChallenge(parameters: Record<string, string | undefined>): string {
+  const quoted = Object.entries(parameters)
+    .filter((entry): entry is [string, string] => entry[1] !== undefined)
+    .map(([name, value]) => `${name}="${value.replace(/[\\"]/g, '\\$&')}"`);
+  return `Basic ${quoted.join(', ')}`;
+}
