@@ -17,6 +17,20 @@ export function logLevelFrom(env: NodeJS.ProcessEnv): LogLevel {
   return level;
 }
 
+const REDACTED = '[redacted]';
+
+/**
+ * `*.code` is an authorization code in OAuth parameters, and an error's code everywhere else
+ * (`err.code`: ECONNREFUSED, PostgreSQL's 57P01, ERR_…), which an operator needs. Error codes are
+ * short upper-case identifiers or numbers; an authorization code is 43 characters of base64url.
+ */
+function censorUnlessErrorCode(value: unknown, path: string[]): unknown {
+  const isErrorCode =
+    path.at(-1) === 'code' &&
+    (typeof value === 'number' || (typeof value === 'string' && /^[A-Z0-9_]{1,32}$/.test(value)));
+  return isErrorCode ? value : REDACTED;
+}
+
 /**
  * Structured logs. Anything that could carry a credential is redacted by path, so a careless
  * `log.info({ req })` still cannot leak one.
@@ -51,7 +65,7 @@ export function createLogger(
         '*.token',
         '*.code',
       ],
-      censor: '[redacted]',
+      censor: censorUnlessErrorCode,
     },
   };
   if (wantsPrettyLogs(env, isTerminal)) {

@@ -25,6 +25,21 @@ describe('createLogger', () => {
     expect(lines[0]).toContain('[redacted]');
   });
 
+  it('redacts an authorization code but keeps an error code, both named `code`', () => {
+    const { stream, lines } = capture();
+    const logger = createLogger('platform', { LOG_LEVEL: 'info' }, stream, false);
+    const authorizationCode = 'x8Yq0Vd3-kLmN_7pQrStUvWxYz0123456789abcdEF';
+    logger.info({ params: { code: authorizationCode } }, 'token request');
+    logger.warn({ err: { code: 'ECONNREFUSED' }, db: { code: '57P01' }, res: { code: 503 } }, 'database down');
+    expect(lines[0]).not.toContain(authorizationCode);
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ params: { code: '[redacted]' } });
+    expect(JSON.parse(lines[1] ?? '')).toMatchObject({
+      err: { code: 'ECONNREFUSED' },
+      db: { code: '57P01' },
+      res: { code: 503 },
+    });
+  });
+
   it('writes JSON lines when the output is not a terminal', () => {
     const { stream, lines } = capture();
     createLogger('platform', { LOG_LEVEL: 'info' }, stream, false).info({ service: 'auth' }, 'started');
