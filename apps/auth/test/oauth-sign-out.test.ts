@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import { aMember, anApplication, type TestApplication } from './support/factories';
 import { type HttpBrowser, httpBrowser } from './support/http-browser';
+import { discover, introspectAsApi, oauth, tokenRequest } from './support/oauth-client';
 
 let server: RunningAuthServer;
 let app: TestApplication;
@@ -105,3 +106,79 @@ describe('signing out also ends the OAuth sign-in', () => {
     expect(await authorize(browser, { prompt: 'login' })).toMatchObject({ signInPage: true });
   });
 });
+
+/** Loads `path` and follows redirects within this site: the page it ends on, and its path. */
+async function pageAfterRedirects(browser: HttpBrowser, path: string): Promise<{ path: string; html: string }> {
+  let current = path;
+  for (let step = 0; step < 10; step++) {
+    const answer = await browser.get(current);
+    if (answer.status !== 302 && answer.status !== 303) return { path: current, html: answer.html };
+    const next = new URL(answer.location as string, server.baseUrl);
+    if (next.origin !== server.baseUrl) throw new Error(`left the site for ${next.href}`);
+    current = next.pathname + next.search;
+  }
+  throw new Error('too many redirects');
+}
+
+const formAction = (html: string, step: string) =>
+  new RegExp(`action="(/interaction/[^"]+/${step})"`).exec(html)?.[1] as string;
+
+describe('"Use another account" on the consent page', () => {
+  it('signs this browser out and asks the application’s request again, for the member who signs in next', async () => {
+    const owner = await aMember(server.database.db);
+    const visitor = await aMember(server.database.db);
+    const browser = httpBrowser(server.baseUrl);
+    await browser.signIn(owner.email, owner.password);
+    const verifier = oauth.generateRandomCodeVerifier();
+    const request = authorizePath({ code_challenge: await oauth.calculatePKCECodeChallenge(verifier), state: 'kept' });
+
+    const consent = await pageAfterRedirects(browser, request);
+    expect(consent.html).toContain(`(${owner.email})`);
+    const switched = await browser.submit(consent.path, formAction(consent.html, 'switch-account'), {});
+    expect(switched.status).toBe(303);
+    // The same request again (state included), now with a sign-in: the owner's session is over.
+    const again = new URL(switched.location as string, server.baseUrl);
+    expect(again.searchParams.get('state')).toBe('kept');
+    expect(again.searchParams.get('prompt')).toBe('login');
+    expect((await browser.get('/settings/sessions')).location).toMatch(/^\/login\b/);
+
+    const signIn = await pageAfterRedirects(browser, again.pathname + again.search);
+    expect(signIn.html).toContain('name="password"');
+    const signedIn = await browser.submit(signIn.path, formAction(signIn.html, 'login'), {
+      email: visitor.email,
+      password: visitor.password,
+    });
+    const visitorConsent = await pageAfterRedirects(browser, new URL(signedIn.location as string).pathname);
+    expect(visitorConsent.html).toContain(`(${visitor.email})`);
+    expect(visitorConsent.html).not.toContain(owner.email);
+
+    const allowed = await browser.submit(visitorConsent.path, formAction(visitorConsent.html, 'confirm'), {
+      decision: 'allow',
+    });
+    const callback = await followToApplication(browser, allowed.location as string);
+    expect(callback.searchParams.get('state')).toBe('kept');
+    const tokens = await tokenRequest(await discover(server.baseUrl), {
+      grant_type: 'authorization_code',
+      code: callback.searchParams.get('code') as string,
+      redirect_uri: app.redirect_uri,
+      client_id: app.client_id,
+      client_secret: app.client_secret as string,
+      code_verifier: verifier,
+    });
+    expect(tokens.status).toBe(200);
+    expect(await introspectAsApi(server, tokens.body.access_token as string)).toMatchObject({
+      active: true,
+      sub: String(visitor.id),
+    });
+  });
+});
+
+/** Follows redirects until the one that leaves for the application's redirect URI. */
+async function followToApplication(browser: HttpBrowser, location: string): Promise<URL> {
+  let next = new URL(location, server.baseUrl);
+  for (let step = 0; step < 10 && !next.href.startsWith(app.redirect_uri); step++) {
+    const answer = await browser.get(next.pathname + next.search);
+    next = new URL(answer.location as string, server.baseUrl);
+  }
+  return next;
+}

@@ -20,6 +20,15 @@ export interface ProviderDependencies {
   accessTokens: AccessTokenMemory;
 }
 
+/** Where oidc-provider answers: the documented contract's paths (the pages link to them too). */
+export const OAUTH_ROUTES = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  introspection: '/oauth/introspect',
+  revocation: '/oauth/revoke',
+  jwks: '/oauth/jwks',
+} as const;
+
 /**
  * oidc-provider as a plain OAuth 2.0 authorization server for one resource server (the
  * contacts API): authorization code (PKCE optional for confidential clients, required for
@@ -41,13 +50,7 @@ export function providerConfiguration({ db, config, clients, accessTokens }: Pro
       long: { httpOnly: true, sameSite: 'lax', secure: config.secureCookies },
       short: { httpOnly: true, sameSite: 'lax', secure: config.secureCookies },
     },
-    routes: {
-      authorization: '/oauth/authorize',
-      token: '/oauth/token',
-      introspection: '/oauth/introspect',
-      revocation: '/oauth/revoke',
-      jwks: '/oauth/jwks',
-    },
+    routes: OAUTH_ROUTES,
     responseTypes: ['code'],
     enabledJWA: { dPoPSigningAlgValues: DPOP_SIGNING_ALGORITHMS }, // shared with the contacts API
     scopes: [],

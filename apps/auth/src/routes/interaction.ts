@@ -4,7 +4,8 @@ import type { Context } from 'koa';
 import { errors } from 'oidc-provider';
 import type { CsrfState } from '../http/csrf';
 import { findApplication } from '../lib/applications';
-import { currentMember } from '../lib/member-sessions';
+import { currentMember, endMemberSession } from '../lib/member-sessions';
+import { OAUTH_ROUTES } from '../provider/configuration';
 import { MEMBER_SIGNED_OUT } from '../provider/member-session-policy';
 import { CONTACTS_API_RESOURCE, SCOPE_DESCRIPTIONS } from '../provider/scopes';
 import type { AuthServices } from '../services';
@@ -58,6 +59,7 @@ export function interactionRoutes(services: AuthServices): Router {
       ctx.type = 'html';
       ctx.body = consentPage({
         action: `/interaction/${details.uid}/confirm`,
+        switchAccountAction: `/interaction/${details.uid}/switch-account`,
         csrfToken,
         applicationName: client.name,
         ownerName: client.ownerId === undefined ? undefined : (owner?.name ?? 'a member'),
@@ -88,6 +90,22 @@ export function interactionRoutes(services: AuthServices): Router {
       { login: { accountId: String(member.id) } },
       { mergeWithLastSubmission: false },
     );
+  });
+
+  // "Not you?" on the consent page (a shared computer): this browser is signed out, and the
+  // application's request is made again with a sign-in prompt, so that the member who signs in
+  // next is asked for the consent. The unanswered interaction expires by itself.
+  router.post('/switch-account', formBody, async (ctx) => {
+    const details = await provider.interactionDetails(ctx.req, ctx.res);
+    if (details.prompt.name !== 'consent')
+      throw new errors.InvalidRequest('this interaction does not ask for a consent');
+    await endMemberSession(ctx, db);
+    const request = new URLSearchParams();
+    for (const [name, value] of Object.entries(details.params)) if (typeof value === 'string') request.set(name, value);
+    const prompts = new Set((request.get('prompt') ?? '').split(' ').filter(Boolean)).add('login');
+    request.set('prompt', [...prompts].join(' '));
+    ctx.status = 303;
+    ctx.redirect(`${OAUTH_ROUTES.authorization}?${request}`);
   });
 
   router.post('/confirm', formBody, async (ctx) => {

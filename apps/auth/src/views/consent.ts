@@ -3,6 +3,8 @@ import { layout } from './layout';
 
 export interface ConsentView {
   action: string;
+  /** Signs this browser out and asks the application's request again, for another member to sign in. */
+  switchAccountAction: string;
   csrfToken: string;
   applicationName: string;
   /** undefined for a client built into this service (the API documentation). */
@@ -33,6 +35,10 @@ export function consentPage(view: ConsentView): string {
           <button type="submit" name="decision" value="allow" class="primary">Allow</button>
           <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
         </div>
+      </form>
+      <form method="post" action="${view.switchAccountAction}" class="inline hint">
+        <input type="hidden" name="csrf" value="${view.csrfToken}">
+        Not ${view.member.name}? <button type="submit" class="link">Use another account</button>
       </form>
     </div>`,
   );
