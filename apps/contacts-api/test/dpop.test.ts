@@ -380,7 +380,10 @@ describe('a client registered as DPoP-required', () => {
     const without = await codeFlow(client);
     expect(without.response.status).toBe(400);
     // The same request with a proof succeeds below: the missing proof is what is refused.
-    expect(await without.response.json()).toEqual({ error: 'invalid_grant', error_description: expect.any(String) });
+    expect(await without.response.json()).toEqual({
+      error: 'invalid_dpop_proof',
+      error_description: expect.stringContaining('a DPoP proof is required'),
+    });
 
     const key = await generateKeyPair('ES256');
     const withProof = await codeFlow(client, key);
