@@ -200,7 +200,10 @@ const endpoint: fc.Arbitrary<Endpoint> = fc.oneof(
         fc.constantFrom(...HOSTILE_IDS).map((id) => `/settings/authorized-apps/${segment(id)}/revoke`),
         fc.constantFrom(...HOSTILE_IDS).map((id) => `/settings/sessions/${segment(id)}/sign-out`),
         fc
-          .tuple(fc.constantFrom(...HOSTILE_IDS, 'abc'), fc.constantFrom('', '/login', '/confirm', '/switch-account', '/abort'))
+          .tuple(
+            fc.constantFrom(...HOSTILE_IDS, 'abc'),
+            fc.constantFrom('', '/login', '/confirm', '/switch-account', '/abort'),
+          )
           .map(([uid, step]) => `/interaction/${segment(uid)}${step}`),
         fc.string({ maxLength: 20 }).map((rest) => `/${segment(rest)}`),
       )
