@@ -26,6 +26,7 @@ import { accessTokenMemoryMetrics } from './provider/access-token-memory-metrics
 import { clientDirectory } from './provider/client-directory';
 import { auditRefreshTokenReuse } from './provider/events';
 import { createProvider } from './provider/index';
+import { routeLibraryNotices } from './provider/library-notices';
 import { useProviderMiddleware } from './provider/middleware';
 import { accountRoutes } from './routes/account';
 import { assets } from './routes/assets';
@@ -62,6 +63,7 @@ export async function createAuthServer({
 }: AuthServerDependencies): Promise<AuthServer> {
   const clients = clientDirectory(db, logger);
   const accessTokens = accessTokenMemory(db, logger);
+  routeLibraryNotices(logger);
   const provider = createProvider({ db, config, logger, clients, accessTokens }, configureProvider);
   const tokens = personalTokens(provider, db);
   const audit = auditTrail(db, logger);
