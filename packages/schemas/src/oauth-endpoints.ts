@@ -15,6 +15,36 @@ export const CONTACT_SCOPES = {
 
 export type ContactScope = keyof typeof CONTACT_SCOPES;
 
+/**
+ * The scopes each scope includes: `*` is everything, so a token or grant of `*` holds
+ * contacts:read and contacts:write. The contacts API checks access by it; the authorization
+ * server narrows a `*` grant at refresh by it.
+ */
+export const INCLUDED_SCOPES: Readonly<Record<string, readonly string[]>> = {
+  '*': ['contacts:read', 'contacts:write'],
+};
+
+/** Whether the scopes held grant `wanted`, by name or because one of them includes it. */
+export function scopesGrant(held: readonly string[], wanted: string): boolean {
+  return held.some((scope) => scope === wanted || INCLUDED_SCOPES[scope]?.includes(wanted) === true);
+}
+
+/** The scopes named, and every scope one of them includes. */
+export function withIncludedScopes(scopes: Iterable<string>): Set<string> {
+  const all = new Set<string>();
+  for (const scope of scopes) {
+    all.add(scope);
+    for (const included of INCLUDED_SCOPES[scope] ?? []) all.add(included);
+  }
+  return all;
+}
+
+/** The scopes without those another of them already includes (`* contacts:read` is `*`). */
+export function withoutIncludedScopes(scopes: readonly string[]): string[] {
+  const included = new Set(scopes.flatMap((scope) => INCLUDED_SCOPES[scope] ?? []));
+  return scopes.filter((scope) => !included.has(scope));
+}
+
 /** The two ways to present a token: an OAuth access token, or a personal access token (both Bearer). */
 export function oauthSecuritySchemes(publicUrl: string): JsonObject {
   const base = publicUrl.replace(/\/$/, '');

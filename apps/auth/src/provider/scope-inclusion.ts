@@ -1,5 +1,5 @@
+import { withIncludedScopes, withoutIncludedScopes } from '@contacts/schemas';
 import type Provider from 'oidc-provider';
-import { withIncludedScopes, withoutIncludedScopes } from './scopes';
 
 /**
  * Teaches oidc-provider that `*` includes contacts:read and contacts:write (INCLUDED_SCOPES), so

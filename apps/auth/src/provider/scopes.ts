@@ -19,27 +19,3 @@ export const CONTACTS_API_RESOURCE = 'urn:member-contacts:contacts-api';
 export function unknownScopes(scope: string | undefined): string[] {
   return (scope ?? '').split(' ').filter((value) => value !== '' && !SUPPORTED_SCOPES.includes(value));
 }
-
-/**
- * The scopes each scope includes: `*` is everything, so a grant of `*` holds contacts:read and
- * contacts:write (the contacts API reads it so too). Used to narrow a `*` grant at refresh.
- */
-export const INCLUDED_SCOPES: Readonly<Record<string, readonly string[]>> = {
-  '*': ['contacts:read', 'contacts:write'],
-};
-
-/** The scopes named, and every scope one of them includes. */
-export function withIncludedScopes(scopes: Iterable<string>): Set<string> {
-  const all = new Set<string>();
-  for (const scope of scopes) {
-    all.add(scope);
-    for (const included of INCLUDED_SCOPES[scope] ?? []) all.add(included);
-  }
-  return all;
-}
-
-/** The scopes without those another of them already includes (`* contacts:read` is `*`). */
-export function withoutIncludedScopes(scopes: readonly string[]): string[] {
-  const included = new Set(scopes.flatMap((scope) => INCLUDED_SCOPES[scope] ?? []));
-  return scopes.filter((scope) => !included.has(scope));
-}

@@ -1,4 +1,5 @@
 import type { Logger } from '@contacts/config';
+import { scopesGrant } from '@contacts/schemas';
 import type { Middleware } from 'koa';
 import { bearerOf, presentedScheme } from '../http/bearer';
 import { challengeOf, type TokenScheme } from '../http/challenge';
@@ -19,7 +20,7 @@ export type Access = 'read' | 'write';
 const SCOPE_FOR: Record<Access, string> = { read: 'contacts:read', write: 'contacts:write' };
 
 export function hasAccess(scopes: readonly string[], access: Access): boolean {
-  return scopes.includes('*') || scopes.includes(SCOPE_FOR[access]);
+  return scopesGrant(scopes, SCOPE_FOR[access]);
 }
 
 const invalidToken = (scheme: TokenScheme, description = 'the token is invalid, expired or revoked') =>
