@@ -104,6 +104,22 @@ export function processGroupOf(pid: number): Promise<number> {
   });
 }
 
+const handedOut = new Set<number>();
+
+/**
+ * A port for a launcher or its embedded PostgreSQL to listen on: below the kernel's ephemeral
+ * range (32768–60999 here), from which the ports of outgoing connections and of servers listening
+ * on port 0 (the other test files' own, running at the same time) are drawn, above the machine's
+ * services (RabbitMQ's 25672 is the highest below that range), and never the same one twice in
+ * this process. 40000–49999 collided once in CI ("port 42192 (PORT) is in use"); five of the
+ * machine's own services listen in it too.
+ */
 export function freePort(): number {
-  return 40_000 + Math.floor(Math.random() * 10_000);
+  for (;;) {
+    const port = 26_000 + Math.floor(Math.random() * 6_000);
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
 }
