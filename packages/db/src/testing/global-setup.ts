@@ -24,7 +24,9 @@ export default async function setup(project: ProvideTarget): Promise<() => Promi
     // mkdtemp makes it 0700: run as root, the data would go to RELOCATION_ROOT (the `postgres`
     // user cannot reach it), outside the folder removed below. Ours, so opened to keep it inside.
     await chmod(dataDir, 0o755);
-    const port = 55_000 + Math.floor(Math.random() * 5_000);
+    // Below the kernel's ephemeral range (32768–60999), where outgoing connections and port-0
+    // servers get theirs, and below the ports the CLI's launcher tests draw (26000–31999).
+    const port = 20_000 + Math.floor(Math.random() * 5_000);
     const server = await startEmbeddedDatabase({ dataDir, port, mode: 'own' });
     serverUrl = server.url;
     cleanups.push(async () => {
