@@ -217,6 +217,30 @@ describe('GET /v4/contacts/{id} and POST /v4/contacts/{id}', () => {
     expect(nullName.status).toBe(422);
   });
 
+  it('ignores fields a contact does not have and the read-only ones, so a client may send back what it read', async () => {
+    const created = await ada.json<One>('/v4/contacts', {
+      method: 'POST',
+      json: {
+        name: 'Sent back',
+        id: 999_999,
+        created_at: '2000-01-01T00:00:00Z',
+        image_url: 'https://x',
+        colour: 'blue',
+      },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.data.id).not.toBe(999_999);
+    expect(created.body.data).not.toHaveProperty('colour');
+    expect(created.body.data.image_url).toBeNull();
+    expect(created.body.data.created_at).not.toBe('2000-01-01T00:00:00Z');
+
+    // The answer of a read, changed and sent back whole: only the writable fields count.
+    const sentBack = { ...created.body.data, city: 'Oslo', emial: 'typo@example.com' };
+    const updated = await ada.json<One>(`/v4/contacts/${created.body.data.id}`, { method: 'POST', json: sentBack });
+    expect(updated.status).toBe(200);
+    expect(updated.body.data).toMatchObject({ id: created.body.data.id, city: 'Oslo', email: null });
+  });
+
   it('answers with an ETag and honours If-Match (412 when stale)', async () => {
     const created = await ada.json<One>('/v4/contacts', { method: 'POST', json: { name: 'Versioned' } });
     const id = created.body.data.id;
