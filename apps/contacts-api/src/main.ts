@@ -1,5 +1,12 @@
-import { createLogger, EnvironmentError, refuseToStart, serve, serviceRuntimeFrom } from '@contacts/config';
-import { databaseFailureForLog, dataDirectory, explainDatabaseFailure, openServiceDatabase } from '@contacts/db';
+import {
+  createLogger,
+  EnvironmentError,
+  refuseToStart,
+  SERVICE_NAMES,
+  serve,
+  serviceRuntimeFrom,
+} from '@contacts/config';
+import { databaseFailureForLog, dataDirectory, openOwnServiceDatabase, ServiceDatabaseRefused } from '@contacts/db';
 import pino from 'pino';
 import { createContactsApi } from './app';
 import { loadContactsApiConfig } from './config';
@@ -17,21 +24,13 @@ const { config, logger } = await (async () => ({
   ),
 }))().catch(refuse);
 const runtime = config.runtime ?? serviceRuntimeFrom({});
-const database = await openServiceDatabase({
-  settings: { ...runtime.database, dataDir: dataDirectory(process.env) },
-  applicationName: 'contacts-api',
-  log: (message) => logger.info(message),
-  ...(runtime.migrateOnStart ? { migrate: true } : {}),
-  // A database that does not exist, refuses the credentials or is not migrated stops the start;
-  // one that is down may come back (it may be starting too): the service starts and waits for it.
-  service: {
-    name: 'contacts-api',
-    unreachable: (error) =>
-      logger.warn({ err: error }, 'database not reachable yet; starting anyway, /readyz answers 503 until it is'),
-  },
-}).catch((error: unknown) =>
-  // One paragraph naming DATABASE_URL (never its password), the cause and the remedy: no stack trace.
-  refuse(new EnvironmentError(explainDatabaseFailure(error, runtime.database.url, { embeddedAlternative: false }))),
+const database = await openOwnServiceDatabase(
+  SERVICE_NAMES.contactsApi,
+  runtime,
+  dataDirectory(process.env),
+  logger,
+).catch((error: unknown) =>
+  refuse(error instanceof ServiceDatabaseRefused ? new EnvironmentError(error.message) : error),
 );
 const api = await createContactsApi({ db: database.db, config, logger });
 await serve({

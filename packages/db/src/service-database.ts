@@ -1,6 +1,6 @@
 import { type DatabaseServerSettings, openDatabaseServer } from './configured-database';
 import { createDatabase, type Database } from './connection';
-import { requireCurrentSchema } from './database-failure';
+import { explainDatabaseFailure, requireCurrentSchema } from './database-failure';
 import { migrateLatest, pendingMigrations } from './migrate';
 
 export interface ServiceDatabase {
@@ -78,4 +78,47 @@ export async function openServiceDatabase(options: {
       await server.stop();
     },
   };
+}
+
+/** What `openOwnServiceDatabase` writes to: its progress, and each attempt at an unreachable server. */
+export interface ServiceStartLog {
+  info(message: string): void;
+  warn(fields: { err: unknown }, message: string): void;
+}
+
+/** A database a service's own process can never use: its message is the one paragraph to print. */
+export class ServiceDatabaseRefused extends Error {
+  override name = 'ServiceDatabaseRefused';
+}
+
+/**
+ * The database of a service's own process (auth, contacts-api), as production runs it: migrated
+ * only with MIGRATE_ON_START; one that does not exist, refuses the credentials or is not migrated
+ * rejects with ServiceDatabaseRefused (a paragraph naming DATABASE_URL without its password, the
+ * cause and the remedy); one that is down may come back (it may be starting too), so the service
+ * starts, logging each attempt, and /readyz answers 503 until it answers.
+ */
+export async function openOwnServiceDatabase(
+  name: string,
+  runtime: { database: Omit<ServiceDatabaseSettings, 'dataDir'>; migrateOnStart: boolean },
+  dataDir: string,
+  log: ServiceStartLog,
+): Promise<ServiceDatabase> {
+  try {
+    return await openServiceDatabase({
+      settings: { ...runtime.database, dataDir },
+      applicationName: name,
+      log: (message) => log.info(message),
+      ...(runtime.migrateOnStart ? { migrate: true } : {}),
+      service: {
+        name,
+        unreachable: (error) =>
+          log.warn({ err: error }, 'database not reachable yet; starting anyway, /readyz answers 503 until it is'),
+      },
+    });
+  } catch (error) {
+    throw new ServiceDatabaseRefused(
+      explainDatabaseFailure(error, runtime.database.url, { embeddedAlternative: false }),
+    );
+  }
 }
