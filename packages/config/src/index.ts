@@ -13,4 +13,5 @@ export * from './routing';
 export * from './secrets';
 export * from './serve';
 export * from './service-names';
+export * from './service-process';
 export * from './service-runtime';

@@ -1,7 +1,9 @@
+import { EnvironmentError, type ServiceRuntime } from '@contacts/config';
 import { type DatabaseServerSettings, openDatabaseServer } from './configured-database';
 import { createDatabase, type Database } from './connection';
 import { explainDatabaseFailure, requireCurrentSchema } from './database-failure';
 import { migrateLatest, pendingMigrations } from './migrate';
+import { dataDirectory } from './paths';
 
 export interface ServiceDatabase {
   db: Database;
@@ -86,23 +88,19 @@ export interface ServiceStartLog {
   warn(fields: { err: unknown }, message: string): void;
 }
 
-/** A database a service's own process can never use: its message is the one paragraph to print. */
-export class ServiceDatabaseRefused extends Error {
-  override name = 'ServiceDatabaseRefused';
-}
-
 /**
  * The database of a service's own process (auth, contacts-api), as production runs it: migrated
  * only with MIGRATE_ON_START; one that does not exist, refuses the credentials or is not migrated
- * rejects with ServiceDatabaseRefused (a paragraph naming DATABASE_URL without its password, the
- * cause and the remedy); one that is down may come back (it may be starting too), so the service
- * starts, logging each attempt, and /readyz answers 503 until it answers.
+ * rejects with an EnvironmentError (a paragraph naming DATABASE_URL without its password, the
+ * cause and the remedy: the service refuses to start with it); one that is down may come back
+ * (it may be starting too), so the service starts, logging each attempt, and /readyz answers 503
+ * until it answers.
  */
 export async function openOwnServiceDatabase(
   name: string,
-  runtime: { database: Omit<ServiceDatabaseSettings, 'dataDir'>; migrateOnStart: boolean },
-  dataDir: string,
+  runtime: ServiceRuntime,
   log: ServiceStartLog,
+  dataDir: string = dataDirectory(),
 ): Promise<ServiceDatabase> {
   try {
     return await openServiceDatabase({
@@ -117,8 +115,6 @@ export async function openOwnServiceDatabase(
       },
     });
   } catch (error) {
-    throw new ServiceDatabaseRefused(
-      explainDatabaseFailure(error, runtime.database.url, { embeddedAlternative: false }),
-    );
+    throw new EnvironmentError(explainDatabaseFailure(error, runtime.database.url, { embeddedAlternative: false }));
   }
 }
