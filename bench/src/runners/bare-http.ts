@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { FIND_RECORD, INSERT_RECORD, WRITABLE_COLUMNS } from '@contacts/db/contact-record-statements';
 import Koa from 'koa';
 import pg from 'pg';
 
@@ -14,42 +15,6 @@ const pool = new pg.Pool({
   application_name: 'bench-bare-http',
 });
 
-// Copied from packages/db/src/queries/contacts.ts (FIND_RECORD_SQL and INSERT_RECORD_SQL, their
-// column lists written out): the exact text the API prepares for one contact and for a create.
-const WRITABLE = [
-  'name',
-  'email',
-  'company_name',
-  'personal_number',
-  'work_number',
-  'website',
-  'street',
-  'city',
-  'state',
-  'zipcode',
-  'country',
-  'business_category_id',
-  'group_id',
-  'referrer_id',
-  'join_date',
-] as const;
-const CONTACT_COLUMNS = ['id', 'owner_id', ...WRITABLE, 'created_at', 'updated_at'];
-const RECORD_JOINS = `left join business_categories as bc on bc.id = c.business_category_id
-  left join members as r on r.id = c.referrer_id`;
-const ROW_COLUMNS = CONTACT_COLUMNS.map((column) => `c.${column}`).join(', ');
-const FIND_RECORD_SQL = `select ${ROW_COLUMNS}, bc.name as business_category_name, r.name as referrer_name,
-  ci.sha256 as image_sha256
-  from contacts as c ${RECORD_JOINS}
-  left join contact_images as ci on ci.contact_id = c.id
-  where c.owner_id = $1 and c.id = $2`;
-const INSERT_RECORD_SQL = `with c as (
-    insert into contacts (owner_id, ${WRITABLE.join(', ')})
-    values ($1, ${WRITABLE.map((_, index) => `$${index + 2}`).join(', ')})
-    returning ${CONTACT_COLUMNS.join(', ')}
-  )
-  select ${ROW_COLUMNS}, bc.name as business_category_name, r.name as referrer_name, null as image_sha256
-  from c ${RECORD_JOINS}`;
-
 interface Answer {
   status: number;
   body: unknown;
@@ -63,13 +28,13 @@ async function answer(method: string, url: string, member: number, body: () => P
   }
   if (method === 'GET' && url.startsWith('/v4/contacts/')) {
     const id = Number(url.slice('/v4/contacts/'.length));
-    const { rows } = await pool.query({ name: 'contacts.find-record', text: FIND_RECORD_SQL, values: [member, id] });
+    const { rows } = await pool.query({ ...FIND_RECORD, values: [member, id] });
     return rows.length === 0 ? { status: 404, body: { error: 'not_found' } } : { status: 200, body: { data: rows[0] } };
   }
   if (method === 'POST' && url === '/v4/contacts') {
     const input = JSON.parse(await body()) as Record<string, string | undefined>;
-    const values = [member, ...WRITABLE.map((column) => input[column] ?? null)];
-    const { rows } = await pool.query({ name: 'contacts.insert-record', text: INSERT_RECORD_SQL, values });
+    const values = [member, ...WRITABLE_COLUMNS.map((column) => input[column] ?? null)];
+    const { rows } = await pool.query({ ...INSERT_RECORD, values });
     return { status: 201, body: { data: rows[0] } };
   }
   return { status: 404, body: { error: 'not_found' } };

@@ -1,21 +1,18 @@
-import {
-  type ContactChanges,
-  type ContactRecordLike,
-  type ContactRow,
-  type NewContact,
-  WRITABLE_CONTACT_COLUMNS,
-} from '@contacts/schemas';
+import type { ContactChanges, ContactRecordLike, NewContact } from '@contacts/schemas';
 import type { Knex } from 'knex';
 import type { Database } from '../connection';
 import { preparedAs, queryPrepared } from '../prepared';
 import type {} from '../tables';
+import {
+  CONTACT_COLUMNS,
+  FIND_RECORD,
+  INSERT_RECORD,
+  RECORD_JOINS,
+  ROW_COLUMNS,
+  WRITABLE_COLUMNS,
+} from './contact-record-statements';
 
 export type { ContactRow } from '@contacts/schemas';
-
-// Spelled out rather than `*`: prepared statements must keep their result columns when a
-// migration adds one. The writable columns come from the contact's one definition.
-const WRITABLE_COLUMNS = WRITABLE_CONTACT_COLUMNS;
-const CONTACT_COLUMNS: Array<keyof ContactRow> = ['id', 'owner_id', ...WRITABLE_COLUMNS, 'created_at', 'updated_at'];
 
 /** A contact as the API shows it: the row plus the names joined in and whether it has an image. */
 export type ContactRecord = ContactRecordLike;
@@ -36,31 +33,16 @@ export function recordQuery(db: Queryable) {
     );
 }
 
-// The two statements every read and every create of one contact runs, written out and run by
-// queryPrepared rather than built and run by knex: compiling the builder alone was an eighth of
-// the API's CPU per create (profiled in pnpm bench). The lists keep recordQuery, whose filters vary.
-const RECORD_JOINS = `left join business_categories as bc on bc.id = c.business_category_id
-  left join members as r on r.id = c.referrer_id`;
-const ROW_COLUMNS = CONTACT_COLUMNS.map((column) => `c.${column}`).join(', ');
-const FIND_RECORD_SQL = `select ${ROW_COLUMNS}, bc.name as business_category_name, r.name as referrer_name,
-  ci.sha256 as image_sha256
-  from contacts as c ${RECORD_JOINS}
-  left join contact_images as ci on ci.contact_id = c.id
-  where c.owner_id = $1 and c.id = $2`;
-const INSERT_RECORD_SQL = `with c as (
-    insert into contacts (owner_id, ${WRITABLE_COLUMNS.join(', ')})
-    values ($1, ${WRITABLE_COLUMNS.map((_, index) => `$${index + 2}`).join(', ')})
-    returning ${CONTACT_COLUMNS.join(', ')}
-  )
-  select ${ROW_COLUMNS}, bc.name as business_category_name, r.name as referrer_name, null as image_sha256
-  from c ${RECORD_JOINS}`;
-
+// The two statements every read and every create of one contact runs (FIND_RECORD, INSERT_RECORD)
+// are run by queryPrepared rather than built and run by knex: compiling the builder alone was an
+// eighth of the API's CPU per create (profiled in pnpm bench). The lists keep recordQuery, whose
+// filters vary.
 export async function findContactRecord(
   db: Queryable,
   ownerId: number,
   id: number,
 ): Promise<ContactRecord | undefined> {
-  const [record] = await queryPrepared<ContactRecord>(db, 'contacts.find-record', FIND_RECORD_SQL, [ownerId, id]);
+  const [record] = await queryPrepared<ContactRecord>(db, FIND_RECORD.name, FIND_RECORD.text, [ownerId, id]);
   return record;
 }
 
@@ -181,7 +163,7 @@ export async function insertContact(db: Queryable, ownerId: number, columns: New
 export async function insertContactRecord(db: Queryable, ownerId: number, columns: NewContact): Promise<ContactRecord> {
   // Every writable column, absent ones as null: the statement text never varies.
   const values = [ownerId, ...WRITABLE_COLUMNS.map((column) => columns[column] ?? null)];
-  const [record] = await queryPrepared<ContactRecord>(db, 'contacts.insert-record', INSERT_RECORD_SQL, values);
+  const [record] = await queryPrepared<ContactRecord>(db, INSERT_RECORD.name, INSERT_RECORD.text, values);
   return record!;
 }
 
