@@ -16,6 +16,24 @@ export const SUPPORTED_SCOPES = Object.keys(SCOPE_DESCRIPTIONS);
  */
 export const CONTACTS_API_RESOURCE = 'urn:member-contacts:contacts-api';
 
+/**
+ * OpenID Connect's scope for refresh tokens (Core §11), which generic client libraries send, often
+ * with `prompt=consent`. Every authorization here gets a refresh token, so it asks for nothing
+ * more: ignored at the authorization endpoint, never granted (so it is still `invalid_scope` at a
+ * refresh). oidc-provider drops it itself unless the request has `prompt=consent`.
+ */
+const IGNORED_AUTHORIZATION_SCOPES: readonly string[] = ['offline_access'];
+
+/** Scopes of an authorization request that this server neither grants nor ignores. */
 export function unknownScopes(scope: string | undefined): string[] {
-  return (scope ?? '').split(' ').filter((value) => value !== '' && !SUPPORTED_SCOPES.includes(value));
+  return (scope ?? '')
+    .split(' ')
+    .filter(
+      (value) => value !== '' && !SUPPORTED_SCOPES.includes(value) && !IGNORED_AUTHORIZATION_SCOPES.includes(value),
+    );
+}
+
+/** The scopes of an authorization request that a consent grants (those ignored left out), in its order. */
+export function grantableScopes(scope: unknown): string[] {
+  return typeof scope === 'string' ? scope.split(' ').filter((value) => SUPPORTED_SCOPES.includes(value)) : [];
 }

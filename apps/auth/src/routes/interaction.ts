@@ -7,7 +7,7 @@ import { findApplication } from '../lib/applications';
 import { currentMember, endMemberSession } from '../lib/member-sessions';
 import { OAUTH_ROUTES } from '../provider/configuration';
 import { MEMBER_SIGNED_OUT } from '../provider/member-session-policy';
-import { CONTACTS_API_RESOURCE, SCOPE_DESCRIPTIONS } from '../provider/scopes';
+import { CONTACTS_API_RESOURCE, grantableScopes, SCOPE_DESCRIPTIONS } from '../provider/scopes';
 import type { AuthServices } from '../services';
 import { consentPage } from '../views/consent';
 import { errorPage } from '../views/error';
@@ -65,7 +65,7 @@ export function interactionRoutes(services: AuthServices): Router {
         ownerName: client.ownerId === undefined ? undefined : (owner?.name ?? 'a member'),
         member,
         redirectUri: String(details.params.redirect_uri),
-        scopes: requestedScopes(details.params.scope).map((scope) => ({
+        scopes: grantableScopes(details.params.scope).map((scope) => ({
           scope,
           description: SCOPE_DESCRIPTIONS[scope] ?? scope,
         })),
@@ -130,22 +130,18 @@ export function interactionRoutes(services: AuthServices): Router {
     const missing = (details.prompt.details.missingResourceScopes ?? {}) as Record<string, string[]>;
     for (const [resource, scopes] of Object.entries(missing)) grant.addResourceScope(resource, scopes.join(' '));
     if (Object.keys(missing).length === 0)
-      grant.addResourceScope(CONTACTS_API_RESOURCE, requestedScopes(details.params.scope).join(' '));
+      grant.addResourceScope(CONTACTS_API_RESOURCE, grantableScopes(details.params.scope).join(' '));
     const grantId = await grant.save();
     await services.audit('consent.granted', {
       memberId: Number(accountId),
       clientId,
       ip: ctx.ip,
-      details: { scope: requestedScopes(details.params.scope).join(' ') },
+      details: { scope: grantableScopes(details.params.scope).join(' ') },
     });
     return provider.interactionFinished(ctx.req, ctx.res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   });
 
   return router;
-}
-
-function requestedScopes(scope: unknown): string[] {
-  return typeof scope === 'string' ? scope.split(' ').filter(Boolean) : [];
 }
 
 /** An interaction that expired or whose cookie is missing: a page that says so, never a stack trace. */
