@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { aClient, aContact, aGroup, type Client } from './support/factories';
-import { type Stack, startStack } from './support/servers';
+import { useStack } from './support/use-stack';
 
 interface Contact {
   id: number;
@@ -9,22 +9,20 @@ interface Contact {
 type Batch = { data: Array<Contact | { id: number; deleted: true }> };
 type Failure = { error: { code: string; message: string; fields?: Record<string, string[]> } };
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => stack?.close());
+const world = useStack({ client: false });
 
 const batch = (client: Client, operations: unknown) =>
   client.json<Batch & Failure>('/v4/contacts/batch', { method: 'POST', json: { operations } });
 const countOf = async (client: Client) =>
-  Number((await stack.db('contacts').where({ owner_id: client.member.id }).count<{ count: string }[]>('*'))[0]!.count);
+  Number(
+    (await world.stack.db('contacts').where({ owner_id: client.member.id }).count<{ count: string }[]>('*'))[0]!.count,
+  );
 
 describe('POST /v4/contacts/batch', () => {
   it('applies creates, updates and deletes in order and answers one result per operation', async () => {
-    const client = await aClient(stack);
-    const existing = await aContact(stack.db, client.member, { name: 'Before' });
-    const doomed = await aContact(stack.db, client.member);
+    const client = await aClient(world.stack);
+    const existing = await aContact(world.stack.db, client.member, { name: 'Before' });
+    const doomed = await aContact(world.stack.db, client.member);
     const etag = (await client.request(`/v4/contacts/${existing}`)).headers.get('etag')!;
     const { status, body } = await batch(client, [
       { op: 'create', contact: { name: 'New', email: 'new@example.test', address: '1 Main St' } },
@@ -38,15 +36,15 @@ describe('POST /v4/contacts/batch', () => {
     expect(body.data[2]).toEqual({ id: doomed, deleted: true });
     const read = await client.json<{ data: Contact }>(`/v4/contacts/${(body.data[0] as Contact).id}`);
     expect(read.body.data.name).toBe('New');
-    expect(await stack.db('contacts').where({ id: doomed }).first()).toBeUndefined();
+    expect(await world.stack.db('contacts').where({ id: doomed }).first()).toBeUndefined();
   });
 
   it('writes nothing when any operation breaks a rule, naming the operation in the error key', async () => {
-    const client = await aClient(stack);
-    const other = await aClient(stack);
-    const foreign = await aContact(stack.db, other.member);
-    const strangersGroup = await aGroup(stack.db, [other.member]);
-    await aContact(stack.db, client.member, { email: 'taken@example.test' });
+    const client = await aClient(world.stack);
+    const other = await aClient(world.stack);
+    const foreign = await aContact(world.stack.db, other.member);
+    const strangersGroup = await aGroup(world.stack.db, [other.member]);
+    await aContact(world.stack.db, client.member, { email: 'taken@example.test' });
     const before = await countOf(client);
     const cases: Array<[unknown[], string]> = [
       [
@@ -96,8 +94,8 @@ describe('POST /v4/contacts/batch', () => {
   });
 
   it('answers a run of creates in the order given, each with its own new id, around other operations', async () => {
-    const client = await aClient(stack);
-    const existing = await aContact(stack.db, client.member);
+    const client = await aClient(world.stack);
+    const existing = await aContact(world.stack.db, client.member);
     const names = Array.from({ length: 60 }, (_, i) => `Run ${i}`);
     const { status, body } = await batch(client, [
       ...names
@@ -115,13 +113,13 @@ describe('POST /v4/contacts/batch', () => {
     expect(body.data[30]).toMatchObject({ id: existing, name: 'Updated between' });
     expect(created[0]?.email).toBe('Run-0@example.test');
     for (const row of created) {
-      const read = await stack.db('contacts').where({ id: row.id }).first('name', 'owner_id');
+      const read = await world.stack.db('contacts').where({ id: row.id }).first('name', 'owner_id');
       expect(read).toEqual({ name: row.name, owner_id: client.member.id });
     }
   });
 
   it('validates every operation first and lists every problem under its operation key', async () => {
-    const client = await aClient(stack);
+    const client = await aClient(world.stack);
     const { status, body } = await batch(client, [
       { op: 'create', contact: { name: 'Fine' } },
       { op: 'create', contact: { name: 'Bad', email: 'not-an-email' } },
@@ -144,8 +142,8 @@ describe('POST /v4/contacts/batch', () => {
   });
 
   it('refuses a join_date PostgreSQL cannot store and ids past the integer range, naming the operation', async () => {
-    const client = await aClient(stack);
-    const existing = await aContact(stack.db, client.member, { name: 'Kept' });
+    const client = await aClient(world.stack);
+    const existing = await aContact(world.stack.db, client.member, { name: 'Kept' });
     const { status, body } = await batch(client, [
       { op: 'create', contact: { name: 'Year zero', join_date: '0000-01-01' } },
       { op: 'update', id: existing, contact: { join_date: '0000-02-29' } },
@@ -161,11 +159,11 @@ describe('POST /v4/contacts/batch', () => {
       'operations[3].id',
       'operations[4].contact.group_id',
     ]);
-    expect(await stack.db('contacts').where({ owner_id: client.member.id }).pluck('name')).toEqual(['Kept']);
+    expect(await world.stack.db('contacts').where({ owner_id: client.member.id }).pluck('name')).toEqual(['Kept']);
   });
 
   it('refuses an empty batch, more than 200 operations and a body that is not a batch with 422', async () => {
-    const client = await aClient(stack);
+    const client = await aClient(world.stack);
     for (const operations of [[], Array.from({ length: 201 }, () => ({ op: 'create', contact: { name: 'N' } })), 'x']) {
       const { status, body } = await batch(client, operations);
       expect(status).toBe(422);
@@ -181,19 +179,19 @@ describe('POST /v4/contacts/batch', () => {
   });
 
   it('answers 412 for a stale if_match and writes nothing', async () => {
-    const client = await aClient(stack);
-    const id = await aContact(stack.db, client.member, { name: 'Current' });
+    const client = await aClient(world.stack);
+    const id = await aContact(world.stack.db, client.member, { name: 'Current' });
     const { status, body } = await batch(client, [
       { op: 'create', contact: { name: 'Not kept' } },
       { op: 'update', id, contact: { name: 'Lost update' }, if_match: '"stale"' },
     ]);
     expect(status).toBe(412);
     expect(body.error.code).toBe('precondition_failed');
-    expect(await stack.db('contacts').where({ owner_id: client.member.id }).pluck('name')).toEqual(['Current']);
+    expect(await world.stack.db('contacts').where({ owner_id: client.member.id }).pluck('name')).toEqual(['Current']);
   });
 
   it('needs the write scope', async () => {
-    const reader = await aClient(stack, { scopes: ['contacts:read'] });
+    const reader = await aClient(world.stack, { scopes: ['contacts:read'] });
     const { status } = await batch(reader, [{ op: 'create', contact: { name: 'N' } }]);
     expect(status).toBe(403);
   });

@@ -1,8 +1,8 @@
 import { updateContact } from '@contacts/db';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { encodeSyncToken } from '../src/sync/sync-token';
 import { aClient, aContact, aGroup, type Client, multipart, PNG } from './support/factories';
-import { type Stack, startStack } from './support/servers';
+import { useStack } from './support/use-stack';
 
 interface Contact {
   id: number;
@@ -15,11 +15,7 @@ type Page = {
 };
 type Failure = { error: { code: string; message: string; fields?: Record<string, string[]> } };
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => stack?.close());
+const world = useStack({ client: false });
 
 /** Pages through the feed, applying every page in order to `mirror`; returns the new token. */
 async function sync(client: Client, mirror: Map<number, Contact>, token?: string, limit = 3): Promise<string> {
@@ -54,9 +50,9 @@ const create = async (client: Client, name: string) =>
 
 describe('GET /v4/contacts/changes', () => {
   it('lists the whole book in pages without a token, the token on the last page only', async () => {
-    const client = await aClient(stack);
+    const client = await aClient(world.stack);
     const ids = [];
-    for (let index = 0; index < 5; index += 1) ids.push(await aContact(stack.db, client.member));
+    for (let index = 0; index < 5; index += 1) ids.push(await aContact(world.stack.db, client.member));
     const first = await client.json<Page>('/v4/contacts/changes?limit=2');
     expect(first.body.data.map((contact) => contact.id)).toEqual(ids.slice(0, 2));
     expect(first.body.deleted).toEqual([]);
@@ -67,7 +63,7 @@ describe('GET /v4/contacts/changes', () => {
   });
 
   it('answers an empty change set when nothing changed, and reports creates, updates and deletes', async () => {
-    const client = await aClient(stack);
+    const client = await aClient(world.stack);
     const kept = await create(client, 'Kept');
     const changed = await create(client, 'Changed');
     const removed = await create(client, 'Removed');
@@ -88,7 +84,7 @@ describe('GET /v4/contacts/changes', () => {
   });
 
   it("reports an image's removal once, as a change of the contact with image_url null, and a refused one not at all", async () => {
-    const client = await aClient(stack);
+    const client = await aClient(world.stack);
     const pictured = async (name: string) => {
       const created = await client.request('/v4/contacts', {
         method: 'POST',
@@ -122,7 +118,7 @@ describe('GET /v4/contacts/changes', () => {
   });
 
   it('catches, in the next sync, a change made while a full listing was being paged', async () => {
-    const client = await aClient(stack);
+    const client = await aClient(world.stack);
     const ids = [];
     for (let index = 0; index < 4; index += 1) ids.push(await create(client, `P${index}`));
     const first = await client.json<Page>('/v4/contacts/changes?limit=2');
@@ -137,13 +133,13 @@ describe('GET /v4/contacts/changes', () => {
   });
 
   it('reports a deletion by every path: v4 bulk, v4 by group, v3 DELETE, and a created-then-deleted contact', async () => {
-    const client = await aClient(stack);
-    const group = await aGroup(stack.db, [client.member]);
+    const client = await aClient(world.stack);
+    const group = await aGroup(world.stack.db, [client.member]);
     const [single, bulkA, bulkB, grouped, viaV3] = [
       await create(client, 'Single'),
       await create(client, 'Bulk A'),
       await create(client, 'Bulk B'),
-      await aContact(stack.db, client.member, { group_id: group.id }),
+      await aContact(world.stack.db, client.member, { group_id: group.id }),
       await create(client, 'V3'),
     ];
     const token = await sync(client, new Map());
@@ -161,8 +157,8 @@ describe('GET /v4/contacts/changes', () => {
   });
 
   it('refuses an expired token with 410, and a malformed or foreign one with 422', async () => {
-    const client = await aClient(stack);
-    const other = await aClient(stack);
+    const client = await aClient(world.stack);
+    const other = await aClient(world.stack);
     const token = await sync(client, new Map());
     const decoded = JSON.parse(Buffer.from(token, 'base64url').toString()) as { s: string };
     const old = encodeSyncToken({
@@ -196,7 +192,7 @@ describe('GET /v4/contacts/changes', () => {
   });
 
   it('keeps a syncing mirror equal to the server while others write concurrently', async () => {
-    const client = await aClient(stack);
+    const client = await aClient(world.stack);
     const live: number[] = [];
     for (let index = 0; index < 10; index += 1) live.push(await create(client, `Seed ${index}`));
     const mirror = new Map<number, Contact>();
@@ -219,7 +215,7 @@ describe('GET /v4/contacts/changes', () => {
         } else {
           // A transaction that writes, then commits late: after syncs have read past it.
           const id = live[random(live.length)]!;
-          await stack.db.transaction(async (trx) => {
+          await world.stack.db.transaction(async (trx) => {
             await updateContact(trx, client.member.id, id, { state: `${name} late ${step}` });
             await new Promise((resolve) => setTimeout(resolve, 30));
           });

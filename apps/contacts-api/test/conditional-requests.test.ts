@@ -1,21 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aClient, type Client, multipart, PNG } from './support/factories';
-import { type Stack, startStack } from './support/servers';
+import { describe, expect, it } from 'vitest';
+import { multipart, PNG } from './support/factories';
+import { useStack } from './support/use-stack';
 
 /** RFC 9110 §13: If-Match and If-None-Match on the contact, its writes, and its image. */
 type One = { data: { id: number; name: string; city: string | null; updated_at: string } };
 type Failure = { error: { code: string; message: string } };
 
-let stack: Stack;
-let client: Client;
-beforeAll(async () => {
-  stack = await startStack();
-  client = await aClient(stack);
-});
-afterAll(async () => stack?.close());
+const world = useStack();
 
 async function aContactWithEtag(name = 'Conditional'): Promise<{ id: number; etag: string }> {
-  const created = await client.json<One>('/v4/contacts', { method: 'POST', json: { name } });
+  const created = await world.client.json<One>('/v4/contacts', { method: 'POST', json: { name } });
   return { id: created.body.data.id, etag: created.response.headers.get('etag')! };
 }
 
@@ -24,7 +18,10 @@ describe('GET and HEAD /v4/contacts/{id}, conditionally', () => {
     const { id, etag } = await aContactWithEtag();
     for (const header of [etag, `W/${etag}`, '*', ` "a", ${etag} `, `"a",W/${etag}`]) {
       for (const method of ['GET', 'HEAD']) {
-        const response = await client.request(`/v4/contacts/${id}`, { method, headers: { 'if-none-match': header } });
+        const response = await world.client.request(`/v4/contacts/${id}`, {
+          method,
+          headers: { 'if-none-match': header },
+        });
         expect(response.status, `${method} ${header}`).toBe(304);
         expect(response.headers.get('etag')).toBe(etag);
         expect(response.headers.get('cache-control')).toBe('private, no-cache');
@@ -32,7 +29,7 @@ describe('GET and HEAD /v4/contacts/{id}, conditionally', () => {
       }
     }
     // fetch() sends Cache-Control: no-cache with If-None-Match: still 304.
-    const revalidated = await client.request(`/v4/contacts/${id}`, {
+    const revalidated = await world.client.request(`/v4/contacts/${id}`, {
       headers: { 'if-none-match': etag, 'cache-control': 'no-cache' },
     });
     expect(revalidated.status).toBe(304);
@@ -41,14 +38,14 @@ describe('GET and HEAD /v4/contacts/{id}, conditionally', () => {
   it('answers 200 with the body when If-None-Match names other tags only, or is malformed', async () => {
     const { id, etag } = await aContactWithEtag();
     for (const header of ['"a"', '"a", "b"', etag.slice(1, -1), '']) {
-      const response = await client.json<One>(`/v4/contacts/${id}`, { headers: { 'if-none-match': header } });
+      const response = await world.client.json<One>(`/v4/contacts/${id}`, { headers: { 'if-none-match': header } });
       expect(response.status, header).toBe(200);
       expect(response.body.data.id).toBe(id);
       expect(response.response.headers.get('etag')).toBe(etag);
     }
     // After a change the old tag no longer matches.
-    await client.json(`/v4/contacts/${id}`, { method: 'POST', json: { city: 'Changed' } });
-    const changed = await client.json<One>(`/v4/contacts/${id}`, { headers: { 'if-none-match': etag } });
+    await world.client.json(`/v4/contacts/${id}`, { method: 'POST', json: { city: 'Changed' } });
+    const changed = await world.client.json<One>(`/v4/contacts/${id}`, { headers: { 'if-none-match': etag } });
     expect(changed.status).toBe(200);
     expect(changed.body.data.city).toBe('Changed');
   });
@@ -56,20 +53,23 @@ describe('GET and HEAD /v4/contacts/{id}, conditionally', () => {
   it('answers 412 when If-Match names no current ETag (strong comparison), before If-None-Match', async () => {
     const { id, etag } = await aContactWithEtag();
     for (const header of ['"nope"', `W/${etag}`, '"a", "b"']) {
-      const response = await client.json<Failure>(`/v4/contacts/${id}`, { headers: { 'if-match': header } });
+      const response = await world.client.json<Failure>(`/v4/contacts/${id}`, { headers: { 'if-match': header } });
       expect(response.status, header).toBe(412);
       expect(response.body.error.code).toBe('precondition_failed');
     }
     for (const header of [etag, '*', `"a", ${etag}`]) {
-      expect((await client.request(`/v4/contacts/${id}`, { headers: { 'if-match': header } })).status).toBe(200);
+      expect((await world.client.request(`/v4/contacts/${id}`, { headers: { 'if-match': header } })).status).toBe(200);
     }
-    const both = await client.request(`/v4/contacts/${id}`, {
+    const both = await world.client.request(`/v4/contacts/${id}`, {
       headers: { 'if-match': '"nope"', 'if-none-match': etag },
     });
     expect(both.status).toBe(412);
-    const head = await client.request(`/v4/contacts/${id}`, { method: 'HEAD', headers: { 'if-match': '"nope"' } });
+    const head = await world.client.request(`/v4/contacts/${id}`, {
+      method: 'HEAD',
+      headers: { 'if-match': '"nope"' },
+    });
     expect(head.status).toBe(412);
-    const matched = await client.request(`/v4/contacts/${id}`, {
+    const matched = await world.client.request(`/v4/contacts/${id}`, {
       headers: { 'if-match': etag, 'if-none-match': etag },
     });
     expect(matched.status).toBe(304);
@@ -77,7 +77,7 @@ describe('GET and HEAD /v4/contacts/{id}, conditionally', () => {
 
   it('answers 404 for a contact the caller cannot read, whatever the conditions', async () => {
     for (const headers of [{ 'if-none-match': '*' }, { 'if-match': '"nope"' }] as Array<Record<string, string>>) {
-      expect((await client.request('/v4/contacts/2000000000', { headers })).status).toBe(404);
+      expect((await world.client.request('/v4/contacts/2000000000', { headers })).status).toBe(404);
     }
   });
 });
@@ -85,9 +85,9 @@ describe('GET and HEAD /v4/contacts/{id}, conditionally', () => {
 describe('writes with If-None-Match', () => {
   it('refuses POST /v4/contacts/{id} with 412 when If-None-Match is * or names the current ETag, writing nothing', async () => {
     const { id, etag } = await aContactWithEtag('Unwritten');
-    const before = await stack.db('contacts').where({ id }).first('updated_at', 'xid', 'city');
+    const before = await world.stack.db('contacts').where({ id }).first('updated_at', 'xid', 'city');
     for (const header of ['*', etag, `W/${etag}`, `"a", ${etag}`]) {
-      const response = await client.json<Failure>(`/v4/contacts/${id}`, {
+      const response = await world.client.json<Failure>(`/v4/contacts/${id}`, {
         method: 'POST',
         json: { city: 'Written' },
         headers: { 'if-none-match': header },
@@ -98,9 +98,9 @@ describe('writes with If-None-Match', () => {
         message: expect.stringMatching(/If-None-Match/),
       });
     }
-    expect(await stack.db('contacts').where({ id }).first('updated_at', 'xid', 'city')).toEqual(before);
+    expect(await world.stack.db('contacts').where({ id }).first('updated_at', 'xid', 'city')).toEqual(before);
     // Another tag: the write goes ahead.
-    const written = await client.json<One>(`/v4/contacts/${id}`, {
+    const written = await world.client.json<One>(`/v4/contacts/${id}`, {
       method: 'POST',
       json: { city: 'Written' },
       headers: { 'if-none-match': '"other"' },
@@ -108,13 +108,13 @@ describe('writes with If-None-Match', () => {
     expect(written.status).toBe(200);
     expect(written.body.data.city).toBe('Written');
     // If-Match is still checked first, and a missing contact is still 404.
-    const stale = await client.json<Failure>(`/v4/contacts/${id}`, {
+    const stale = await world.client.json<Failure>(`/v4/contacts/${id}`, {
       method: 'POST',
       json: { city: 'Again' },
       headers: { 'if-match': etag, 'if-none-match': '"other"' },
     });
     expect(stale.status).toBe(412);
-    const missing = await client.request('/v4/contacts/2000000000', {
+    const missing = await world.client.request('/v4/contacts/2000000000', {
       method: 'POST',
       headers: { 'if-none-match': '*', 'content-type': 'application/json' },
       body: '{}',
@@ -124,15 +124,15 @@ describe('writes with If-None-Match', () => {
 
   it('refuses DELETE /v4/contacts with If-None-Match: * (the collection exists) with 412, deleting nothing', async () => {
     const { id } = await aContactWithEtag('Undeleted');
-    const refused = await client.json<Failure>('/v4/contacts', {
+    const refused = await world.client.json<Failure>('/v4/contacts', {
       method: 'DELETE',
       json: { contact_ids: [id] },
       headers: { 'if-none-match': '*' },
     });
     expect(refused.status).toBe(412);
     expect(refused.body.error.code).toBe('precondition_failed');
-    expect(await stack.db('contacts').where({ id }).first('id')).toEqual({ id });
-    const deleted = await client.json<{ deleted_count: number }>('/v4/contacts', {
+    expect(await world.stack.db('contacts').where({ id }).first('id')).toEqual({ id });
+    const deleted = await world.client.json<{ deleted_count: number }>('/v4/contacts', {
       method: 'DELETE',
       json: { contact_ids: [id] },
       headers: { 'if-none-match': '"some-tag"' },
@@ -144,19 +144,19 @@ describe('writes with If-None-Match', () => {
 
 describe('GET /v4/contacts/{id}/image, conditionally', () => {
   it('answers 304 for the current ETag compared weakly, for * and within a list', async () => {
-    const created = await client.request('/v4/contacts', {
+    const created = await world.client.request('/v4/contacts', {
       method: 'POST',
       body: multipart({ name: 'Pictured' }, { bytes: PNG, filename: 'a.png', type: 'image/png' }),
     });
     const id = ((await created.json()) as One).data.id;
-    const etag = (await client.request(`/v4/contacts/${id}/image`)).headers.get('etag')!;
+    const etag = (await world.client.request(`/v4/contacts/${id}/image`)).headers.get('etag')!;
     for (const header of [etag, `W/${etag}`, '*', `"a", ${etag}`, `"a",W/${etag}`]) {
-      const response = await client.request(`/v4/contacts/${id}/image`, { headers: { 'if-none-match': header } });
+      const response = await world.client.request(`/v4/contacts/${id}/image`, { headers: { 'if-none-match': header } });
       expect(response.status, header).toBe(304);
       expect(response.headers.get('etag')).toBe(etag);
     }
     for (const header of ['"a"', etag.slice(1, -1)]) {
-      const response = await client.request(`/v4/contacts/${id}/image`, { headers: { 'if-none-match': header } });
+      const response = await world.client.request(`/v4/contacts/${id}/image`, { headers: { 'if-none-match': header } });
       expect(response.status, header).toBe(200);
       expect(Buffer.from(await response.arrayBuffer()).equals(PNG)).toBe(true);
     }
@@ -166,7 +166,7 @@ describe('GET /v4/contacts/{id}/image, conditionally', () => {
 describe('the OpenAPI document', () => {
   it('documents If-None-Match and 304 on GET /v4/contacts/{id}, and If-None-Match with 412 on the writes', async () => {
     type Operation = { parameters?: Array<{ name: string; in: string }>; responses: Record<string, unknown> };
-    const document = (await (await fetch(`${stack.apiUrl}/openapi.json`)).json()) as {
+    const document = (await (await fetch(`${world.stack.apiUrl}/openapi.json`)).json()) as {
       paths: Record<string, Record<string, Operation>>;
     };
     const operation = (path: string, method: string) => document.paths[path]![method]!;

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aCategory, aClient, aContact, aGroup, aMember, type Client, multipart } from './support/factories';
-import { type Stack, startStack } from './support/servers';
+import { describe, expect, it } from 'vitest';
+import { aCategory, aClient, aContact, aGroup, aMember, multipart } from './support/factories';
+import { useStack } from './support/use-stack';
 
 interface Contact {
   id: number;
@@ -10,13 +10,7 @@ type One = { data: Contact };
 type Many = { data: Contact[]; meta: { next_cursor: string | null; limit: number } };
 type Failure = { error: { code: string; message: string; fields?: Record<string, string[]> } };
 
-let stack: Stack;
-let ada: Client;
-beforeAll(async () => {
-  stack = await startStack();
-  ada = await aClient(stack);
-});
-afterAll(async () => stack?.close());
+const world = useStack();
 
 describe('POST /v4/contacts', () => {
   it('refuses text with a NUL character (PostgreSQL text cannot hold one) with 422, in a body or a search', async () => {
@@ -25,18 +19,18 @@ describe('POST /v4/contacts', () => {
       { name: 'Grace', city: '\u0000' },
       { name: 'Grace', email: 'a\u0000@b.test' },
     ]) {
-      const { status, body } = await ada.json<Failure>('/v4/contacts', { method: 'POST', json });
+      const { status, body } = await world.client.json<Failure>('/v4/contacts', { method: 'POST', json });
       expect(status, JSON.stringify(json)).toBe(422);
       expect(body.error.code).toBe('validation_failed');
     }
     for (const method of ['GET', 'HEAD']) {
-      const response = await ada.request('/v4/contacts?q=%00', { method });
+      const response = await world.client.request('/v4/contacts?q=%00', { method });
       expect(response.status, method).toBe(422);
     }
   });
 
   it('creates a contact from JSON, answering every v4 field with nulls for what was not sent', async () => {
-    const { status, body, response } = await ada.json<One>('/v4/contacts', {
+    const { status, body, response } = await world.client.json<One>('/v4/contacts', {
       method: 'POST',
       json: { name: '  Grace  ', nickname: 'ignored' },
     });
@@ -68,8 +62,8 @@ describe('POST /v4/contacts', () => {
   });
 
   it('accepts a URL-encoded form, stores address as the street, and joins the category name', async () => {
-    const category = await aCategory(stack.db);
-    const response = await ada.request('/v4/contacts', {
+    const category = await aCategory(world.stack.db);
+    const response = await world.client.request('/v4/contacts', {
       method: 'POST',
       body: new URLSearchParams({
         name: 'Form',
@@ -90,7 +84,7 @@ describe('POST /v4/contacts', () => {
       join_date: '2024-02-29',
       zipcode: '12345',
     });
-    const row = await stack.db('contacts').where({ id: data.id }).first();
+    const row = await world.stack.db('contacts').where({ id: data.id }).first();
     expect(row!.street).toBe('1 Main St');
   });
 
@@ -112,15 +106,15 @@ describe('POST /v4/contacts', () => {
     [{ name: 'A', business_category_id: 999_999 }, 'business_category_id'],
     [{ name: 'A', group_id: 999_999 }, 'group_id'],
   ])('refuses %j with 422 and a message for %s', async (input, field) => {
-    const { status, body } = await ada.json<Failure>('/v4/contacts', { method: 'POST', json: input });
+    const { status, body } = await world.client.json<Failure>('/v4/contacts', { method: 'POST', json: input });
     expect(status).toBe(422);
     expect(body.error.code).toBe('validation_failed');
     expect(body.error.fields?.[field]?.[0]).toEqual(expect.any(String));
   });
 
   it('refuses a join_date PostgreSQL cannot store (year 0000) with 422 on every v4 write, writing nothing', async () => {
-    const writer = await aClient(stack);
-    const existing = await aContact(stack.db, writer.member, { name: 'Dated', join_date: '2020-01-01' });
+    const writer = await aClient(world.stack);
+    const existing = await aContact(world.stack.db, writer.member, { name: 'Dated', join_date: '2020-01-01' });
     for (const join_date of ['0000-01-01', '0000-02-29']) {
       const answers = [
         await writer.request('/v4/contacts', {
@@ -144,12 +138,12 @@ describe('POST /v4/contacts', () => {
         ]);
       }
     }
-    expect(await stack.db('contacts').where({ owner_id: writer.member.id }).pluck('name')).toEqual(['Dated']);
+    expect(await world.stack.db('contacts').where({ owner_id: writer.member.id }).pluck('name')).toEqual(['Dated']);
     expect((await writer.json<One>(`/v4/contacts/${existing}`)).body.data.join_date).toBe('2020-01-01');
   });
 
   it('refuses malformed JSON with 400, never 500', async () => {
-    const response = await ada.request('/v4/contacts', {
+    const response = await world.client.request('/v4/contacts', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{"name": ',
@@ -159,25 +153,25 @@ describe('POST /v4/contacts', () => {
   });
 
   it('links a contact to a group only for members of the group (403 otherwise)', async () => {
-    const mine = await aGroup(stack.db, [ada.member]);
-    const theirs = await aGroup(stack.db, [await aMember(stack.db)]);
-    const ok = await ada.json<One>('/v4/contacts', {
+    const mine = await aGroup(world.stack.db, [world.client.member]);
+    const theirs = await aGroup(world.stack.db, [await aMember(world.stack.db)]);
+    const ok = await world.client.json<One>('/v4/contacts', {
       method: 'POST',
       json: { name: 'In group', group_id: String(mine.id) },
     });
     expect(ok.status).toBe(201);
     expect(ok.body.data.group_id).toBe(mine.id);
-    const refused = await ada.json<Failure>('/v4/contacts', {
+    const refused = await world.client.json<Failure>('/v4/contacts', {
       method: 'POST',
       json: { name: 'No', group_id: theirs.id },
     });
     expect(refused.status).toBe(403);
-    expect(await stack.db('contacts').where({ name: 'No' })).toHaveLength(0);
+    expect(await world.stack.db('contacts').where({ name: 'No' })).toHaveLength(0);
   });
 
   it('refuses a second contact with the same e-mail (any case) with 422', async () => {
-    await ada.json('/v4/contacts', { method: 'POST', json: { name: 'One', email: 'Same@Example.com' } });
-    const { status, body } = await ada.json<Failure>('/v4/contacts', {
+    await world.client.json('/v4/contacts', { method: 'POST', json: { name: 'One', email: 'Same@Example.com' } });
+    const { status, body } = await world.client.json<Failure>('/v4/contacts', {
       method: 'POST',
       json: { name: 'Two', email: 'same@example.com' },
     });
@@ -188,21 +182,23 @@ describe('POST /v4/contacts', () => {
 
 describe('GET /v4/contacts/{id} and POST /v4/contacts/{id}', () => {
   it("does not show another member's contact, nor a missing one (404)", async () => {
-    const other = await aMember(stack.db);
-    const theirs = await aContact(stack.db, other);
-    expect((await ada.json(`/v4/contacts/${theirs}`)).status).toBe(404);
-    expect((await ada.json('/v4/contacts/2147483000')).status).toBe(404);
-    expect((await ada.json('/v4/contacts/abc')).status).toBe(404);
-    expect((await ada.json(`/v4/contacts/${theirs}`, { method: 'POST', json: { name: 'Hijack' } })).status).toBe(404);
+    const other = await aMember(world.stack.db);
+    const theirs = await aContact(world.stack.db, other);
+    expect((await world.client.json(`/v4/contacts/${theirs}`)).status).toBe(404);
+    expect((await world.client.json('/v4/contacts/2147483000')).status).toBe(404);
+    expect((await world.client.json('/v4/contacts/abc')).status).toBe(404);
+    expect(
+      (await world.client.json(`/v4/contacts/${theirs}`, { method: 'POST', json: { name: 'Hijack' } })).status,
+    ).toBe(404);
   });
 
   it('changes only the fields sent, clears those sent empty or null, and never empties the name', async () => {
-    const created = await ada.json<One>('/v4/contacts', {
+    const created = await world.client.json<One>('/v4/contacts', {
       method: 'POST',
       json: { name: 'Partial', email: 'partial@example.com', city: 'Paris', country: 'FR' },
     });
     const id = created.body.data.id;
-    const updated = await ada.json<One>(`/v4/contacts/${id}`, {
+    const updated = await world.client.json<One>(`/v4/contacts/${id}`, {
       method: 'POST',
       json: { city: 'Lyon', country: '', email: null },
     });
@@ -210,15 +206,15 @@ describe('GET /v4/contacts/{id} and POST /v4/contacts/{id}', () => {
     expect(updated.body.data).toMatchObject({ name: 'Partial', city: 'Lyon', country: null, email: null });
     expect((updated.body.data.updated_at as string) >= (created.body.data.updated_at as string)).toBe(true);
 
-    const noName = await ada.json<Failure>(`/v4/contacts/${id}`, { method: 'POST', json: { name: '' } });
+    const noName = await world.client.json<Failure>(`/v4/contacts/${id}`, { method: 'POST', json: { name: '' } });
     expect(noName.status).toBe(422);
     expect(noName.body.error.fields?.name).toEqual(['The name field is required.']);
-    const nullName = await ada.json<Failure>(`/v4/contacts/${id}`, { method: 'POST', json: { name: null } });
+    const nullName = await world.client.json<Failure>(`/v4/contacts/${id}`, { method: 'POST', json: { name: null } });
     expect(nullName.status).toBe(422);
   });
 
   it('ignores fields a contact does not have and the read-only ones, so a client may send back what it read', async () => {
-    const created = await ada.json<One>('/v4/contacts', {
+    const created = await world.client.json<One>('/v4/contacts', {
       method: 'POST',
       json: {
         name: 'Sent back',
@@ -236,41 +232,44 @@ describe('GET /v4/contacts/{id} and POST /v4/contacts/{id}', () => {
 
     // The answer of a read, changed and sent back whole: only the writable fields count.
     const sentBack = { ...created.body.data, city: 'Oslo', emial: 'typo@example.com' };
-    const updated = await ada.json<One>(`/v4/contacts/${created.body.data.id}`, { method: 'POST', json: sentBack });
+    const updated = await world.client.json<One>(`/v4/contacts/${created.body.data.id}`, {
+      method: 'POST',
+      json: sentBack,
+    });
     expect(updated.status).toBe(200);
     expect(updated.body.data).toMatchObject({ id: created.body.data.id, city: 'Oslo', email: null });
   });
 
   it('answers with an ETag and honours If-Match (412 when stale)', async () => {
-    const created = await ada.json<One>('/v4/contacts', { method: 'POST', json: { name: 'Versioned' } });
+    const created = await world.client.json<One>('/v4/contacts', { method: 'POST', json: { name: 'Versioned' } });
     const id = created.body.data.id;
-    const read = await ada.json<One>(`/v4/contacts/${id}`);
+    const read = await world.client.json<One>(`/v4/contacts/${id}`);
     const etag = read.response.headers.get('etag')!;
     expect(etag).toBe(created.response.headers.get('etag'));
 
-    const first = await ada.json<One>(`/v4/contacts/${id}`, {
+    const first = await world.client.json<One>(`/v4/contacts/${id}`, {
       method: 'POST',
       json: { city: 'Rome' },
       headers: { 'if-match': etag },
     });
     expect(first.status).toBe(200);
     expect(first.response.headers.get('etag')).not.toBe(etag);
-    const stale = await ada.json<Failure>(`/v4/contacts/${id}`, {
+    const stale = await world.client.json<Failure>(`/v4/contacts/${id}`, {
       method: 'POST',
       json: { city: 'Oslo' },
       headers: { 'if-match': etag },
     });
     expect(stale.status).toBe(412);
-    expect((await ada.json<One>(`/v4/contacts/${id}`)).body.data.city).toBe('Rome');
+    expect((await world.client.json<One>(`/v4/contacts/${id}`)).body.data.city).toBe('Rome');
   });
 
   it('takes an If-Match list when any of its tags is current (RFC 9110 §13.1.1), and * for any contact', async () => {
-    const created = await ada.json<One>('/v4/contacts', { method: 'POST', json: { name: 'Listed' } });
+    const created = await world.client.json<One>('/v4/contacts', { method: 'POST', json: { name: 'Listed' } });
     const id = created.body.data.id;
     let etag = created.response.headers.get('etag')!;
     for (const list of [(tag: string) => `"a", ${tag}`, (tag: string) => `${tag} , "b"`, () => '*']) {
       const ifMatch = list(etag);
-      const answer = await ada.json<One>(`/v4/contacts/${id}`, {
+      const answer = await world.client.json<One>(`/v4/contacts/${id}`, {
         method: 'POST',
         json: { city: ifMatch },
         headers: { 'if-match': ifMatch },
@@ -278,7 +277,7 @@ describe('GET /v4/contacts/{id} and POST /v4/contacts/{id}', () => {
       expect(answer.status, ifMatch).toBe(200);
       etag = answer.response.headers.get('etag')!;
     }
-    const none = await ada.json<Failure>(`/v4/contacts/${id}`, {
+    const none = await world.client.json<Failure>(`/v4/contacts/${id}`, {
       method: 'POST',
       json: { city: 'Nope' },
       headers: { 'if-match': '"a", "b"' },
@@ -289,8 +288,8 @@ describe('GET /v4/contacts/{id} and POST /v4/contacts/{id}', () => {
 
 describe('GET /v4/contacts', () => {
   it('walks every contact exactly once through cursors, even with inserts between pages', async () => {
-    const walker = await aClient(stack);
-    for (let i = 0; i < 25; i++) await aContact(stack.db, walker.member, { name: `Walk ${i}` });
+    const walker = await aClient(world.stack);
+    for (let i = 0; i < 25; i++) await aContact(world.stack.db, walker.member, { name: `Walk ${i}` });
     const seen: number[] = [];
     let cursor: string | null = null;
     let pages = 0;
@@ -299,7 +298,7 @@ describe('GET /v4/contacts', () => {
       expect(page.body.meta.limit).toBe(7);
       seen.push(...page.body.data.map((contact) => contact.id));
       cursor = page.body.meta.next_cursor;
-      if (pages++ === 1) await aContact(stack.db, walker.member, { name: 'Inserted meanwhile' });
+      if (pages++ === 1) await aContact(world.stack.db, walker.member, { name: 'Inserted meanwhile' });
     } while (cursor);
     expect(seen).toHaveLength(26);
     expect(new Set(seen).size).toBe(26);
@@ -307,12 +306,12 @@ describe('GET /v4/contacts', () => {
   });
 
   it("lists only the caller's contacts, and filters by q, group_id and updated_since", async () => {
-    const searcher = await aClient(stack);
-    const group = await aGroup(stack.db, [searcher.member]);
-    await aContact(stack.db, searcher.member, { name: 'Alice Martin', company_name: 'ACME' });
-    await aContact(stack.db, searcher.member, { name: 'Bob', email: 'bob@martin.example', group_id: group.id });
-    await aContact(stack.db, searcher.member, { name: '100% Carol' });
-    await aContact(stack.db, ada.member, { name: 'Martin of Ada' });
+    const searcher = await aClient(world.stack);
+    const group = await aGroup(world.stack.db, [searcher.member]);
+    await aContact(world.stack.db, searcher.member, { name: 'Alice Martin', company_name: 'ACME' });
+    await aContact(world.stack.db, searcher.member, { name: 'Bob', email: 'bob@martin.example', group_id: group.id });
+    await aContact(world.stack.db, searcher.member, { name: '100% Carol' });
+    await aContact(world.stack.db, world.client.member, { name: 'Martin of Ada' });
 
     const names = async (query: string) =>
       (await searcher.json<Many>(`/v4/contacts${query}`)).body.data.map((contact) => contact.name);
@@ -342,7 +341,7 @@ describe('GET /v4/contacts', () => {
     'group_id=0',
     'limit=1&limit=2',
   ])('refuses ?%s with 422', async (query) => {
-    const { status, body } = await ada.json<Failure>(`/v4/contacts?${query}`);
+    const { status, body } = await world.client.json<Failure>(`/v4/contacts?${query}`);
     expect(status).toBe(422);
     expect(body.error.code).toBe('validation_failed');
   });
@@ -350,32 +349,32 @@ describe('GET /v4/contacts', () => {
 
 describe('DELETE /v4/contacts', () => {
   it("deletes only the caller's own contacts among the ids, and counts only those", async () => {
-    const deleter = await aClient(stack);
-    const other = await aMember(stack.db);
-    const mine = [await aContact(stack.db, deleter.member), await aContact(stack.db, deleter.member)];
-    const keep = await aContact(stack.db, deleter.member);
-    const theirs = await aContact(stack.db, other);
+    const deleter = await aClient(world.stack);
+    const other = await aMember(world.stack.db);
+    const mine = [await aContact(world.stack.db, deleter.member), await aContact(world.stack.db, deleter.member)];
+    const keep = await aContact(world.stack.db, deleter.member);
+    const theirs = await aContact(world.stack.db, other);
     const { status, body } = await deleter.json('/v4/contacts', {
       method: 'DELETE',
       json: { contact_ids: [...mine, theirs, 2_000_000_000] },
     });
     expect(status).toBe(200);
     expect(body).toEqual({ data: { deleted_ids: mine }, deleted_count: 2 });
-    expect(await stack.db('contacts').whereIn('id', [keep, theirs]).pluck('id')).toHaveLength(2);
+    expect(await world.stack.db('contacts').whereIn('id', [keep, theirs]).pluck('id')).toHaveLength(2);
   });
 
   it("deletes the caller's contacts in a group they belong to, and refuses a group they do not (403)", async () => {
-    const deleter = await aClient(stack);
-    const friend = await aMember(stack.db);
-    const group = await aGroup(stack.db, [deleter.member, friend]);
-    const inGroup = await aContact(stack.db, deleter.member, { group_id: group.id });
-    const friendsGuest = await aContact(stack.db, friend, { group_id: group.id });
-    const outside = await aContact(stack.db, deleter.member);
+    const deleter = await aClient(world.stack);
+    const friend = await aMember(world.stack.db);
+    const group = await aGroup(world.stack.db, [deleter.member, friend]);
+    const inGroup = await aContact(world.stack.db, deleter.member, { group_id: group.id });
+    const friendsGuest = await aContact(world.stack.db, friend, { group_id: group.id });
+    const outside = await aContact(world.stack.db, deleter.member);
     const { body } = await deleter.json('/v4/contacts', { method: 'DELETE', json: { group_id: group.id } });
     expect(body).toEqual({ data: { deleted_ids: [inGroup] }, deleted_count: 1 });
-    expect(await stack.db('contacts').whereIn('id', [friendsGuest, outside]).pluck('id')).toHaveLength(2);
+    expect(await world.stack.db('contacts').whereIn('id', [friendsGuest, outside]).pluck('id')).toHaveLength(2);
 
-    const foreign = await aGroup(stack.db, [friend]);
+    const foreign = await aGroup(world.stack.db, [friend]);
     expect((await deleter.json('/v4/contacts', { method: 'DELETE', json: { group_id: foreign.id } })).status).toBe(403);
   });
 
@@ -390,21 +389,21 @@ describe('DELETE /v4/contacts', () => {
     [{ group_id: 0 }],
     [{ contact_ids: Array.from({ length: 1001 }, (_, i) => i + 1) }],
   ])('refuses the body %j with 422', async (json) => {
-    expect((await ada.json('/v4/contacts', { method: 'DELETE', json })).status).toBe(422);
+    expect((await world.client.json('/v4/contacts', { method: 'DELETE', json })).status).toBe(422);
   });
 
   it('refuses an empty body with 422', async () => {
-    expect((await ada.json('/v4/contacts', { method: 'DELETE' })).status).toBe(422);
+    expect((await world.client.json('/v4/contacts', { method: 'DELETE' })).status).toBe(422);
   });
 });
 
 describe('groups, guests and business categories', () => {
   it("lists the caller's groups, and a group's guests for its members only", async () => {
-    const member = await aClient(stack);
-    const friend = await aClient(stack);
-    const outsider = await aClient(stack);
-    const group = await aGroup(stack.db, [member.member, friend.member]);
-    const guest = await aContact(stack.db, friend.member, { group_id: group.id, name: 'Guest' });
+    const member = await aClient(world.stack);
+    const friend = await aClient(world.stack);
+    const outsider = await aClient(world.stack);
+    const group = await aGroup(world.stack.db, [member.member, friend.member]);
+    const guest = await aContact(world.stack.db, friend.member, { group_id: group.id, name: 'Guest' });
 
     expect((await member.json<{ data: unknown[] }>('/v4/groups')).body.data).toEqual([
       { id: group.id, name: group.name },
@@ -416,8 +415,8 @@ describe('groups, guests and business categories', () => {
   });
 
   it('lists business categories', async () => {
-    const category = await aCategory(stack.db);
-    const { body } = await ada.json<{ data: unknown[] }>('/v4/business-categories');
+    const category = await aCategory(world.stack.db);
+    const { body } = await world.client.json<{ data: unknown[] }>('/v4/business-categories');
     expect(body.data).toContainEqual({ id: category.id, name: category.name });
   });
 });

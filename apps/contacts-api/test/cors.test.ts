@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from './support/browser';
 import { approveInBrowser } from './support/code-flow';
 import { aClient } from './support/factories';
-import { type Stack, startStack } from './support/servers';
+import { useStack } from './support/use-stack';
 
 /**
  * Cross-origin calls from browser apps (README "Contacts API v4", SECURITY.md "CORS"): the API
@@ -30,15 +30,11 @@ const SAFELISTED = new Set([
   'pragma',
 ]);
 
-let stack: Stack;
-beforeAll(async () => {
-  // A small limit, so that one test can reach 429; every other test uses a token of its own.
-  stack = await startStack({ apiRateLimit: { points: 5, duration: TEST_RATE_LIMIT_WINDOW_SECONDS } });
-});
-afterAll(async () => stack?.close());
+// A small limit, so that one test can reach 429; every other test uses a token of its own.
+const world = useStack({ apiRateLimit: { points: 5, duration: TEST_RATE_LIMIT_WINDOW_SECONDS }, client: false });
 
 const preflight = (path: string, method: string, headers = 'authorization') =>
-  fetch(`${stack.apiUrl}${path}`, {
+  fetch(`${world.stack.apiUrl}${path}`, {
     method: 'OPTIONS',
     headers: { origin: ORIGIN, 'access-control-request-method': method, 'access-control-request-headers': headers },
   });
@@ -111,7 +107,7 @@ describe('preflight requests', () => {
   });
 
   it('allow every request header /openapi.json documents, and expose every response header it documents', async () => {
-    const document = (await (await fetch(`${stack.apiUrl}/openapi.json`)).json()) as {
+    const document = (await (await fetch(`${world.stack.apiUrl}/openapi.json`)).json()) as {
       paths: Record<string, Record<string, { parameters?: { in: string; name: string }[]; responses?: unknown }>>;
     };
     const requestHeaders = new Set<string>();
@@ -132,14 +128,17 @@ describe('preflight requests', () => {
     expect(responseHeaders.size).toBeGreaterThan(0);
     const allowed = list((await preflight('/v4/contacts', 'GET')).headers.get('access-control-allow-headers'));
     expect([...requestHeaders].filter((name) => !allowed.includes(name))).toEqual([]);
-    const reader = await aClient(stack);
+    const reader = await aClient(world.stack);
     const answer = await reader.request('/v4/contacts', { headers: { origin: ORIGIN } });
     const exposedHeaders = exposed(answer);
     expect([...responseHeaders].filter((name) => !SAFELISTED.has(name) && !exposedHeaders.includes(name))).toEqual([]);
   });
 
   it('leave a plain OPTIONS request (no Access-Control-Request-Method) to the API: 200 with Allow', async () => {
-    const response = await fetch(`${stack.apiUrl}/v4/contacts`, { method: 'OPTIONS', headers: { origin: ORIGIN } });
+    const response = await fetch(`${world.stack.apiUrl}/v4/contacts`, {
+      method: 'OPTIONS',
+      headers: { origin: ORIGIN },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('allow')).toContain('GET');
   });
@@ -147,7 +146,7 @@ describe('preflight requests', () => {
 
 describe('cross-origin answers carry the CORS headers, errors included', () => {
   it('on a successful read and a create (ETag, Location, RateLimit-*, X-Request-Id readable)', async () => {
-    const client = await aClient(stack);
+    const client = await aClient(world.stack);
     const created = await client.request('/v4/contacts', {
       method: 'POST',
       headers: { origin: ORIGIN, 'content-type': 'application/json' },
@@ -166,7 +165,7 @@ describe('cross-origin answers carry the CORS headers, errors included', () => {
   });
 
   it('on 401 without a token (WWW-Authenticate readable)', async () => {
-    const response = await fetch(`${stack.apiUrl}/v4/contacts`, { headers: { origin: ORIGIN } });
+    const response = await fetch(`${world.stack.apiUrl}/v4/contacts`, { headers: { origin: ORIGIN } });
     expect(response.status).toBe(401);
     expectCors(response);
     expect(exposed(response)).toContain('www-authenticate');
@@ -174,7 +173,7 @@ describe('cross-origin answers carry the CORS headers, errors included', () => {
   });
 
   it('on 403, 404 and 405', async () => {
-    const reader = await aClient(stack, { scopes: ['contacts:read'] });
+    const reader = await aClient(world.stack, { scopes: ['contacts:read'] });
     const forbidden = await reader.request('/v4/contacts', {
       method: 'POST',
       headers: { origin: ORIGIN, 'content-type': 'application/json' },
@@ -192,7 +191,7 @@ describe('cross-origin answers carry the CORS headers, errors included', () => {
   });
 
   it('on 429 (Retry-After readable)', async () => {
-    const client = await aClient(stack);
+    const client = await aClient(world.stack);
     let response: Response | undefined;
     for (let i = 0; i < 10; i += 1) {
       response = await client.request('/v4/contacts', { headers: { origin: ORIGIN } });
@@ -205,13 +204,13 @@ describe('cross-origin answers carry the CORS headers, errors included', () => {
   });
 
   it('on v3, whose deprecation headers stay and are readable', async () => {
-    const anonymous = await fetch(`${stack.apiUrl}/v3/contacts`, { headers: { origin: ORIGIN } });
+    const anonymous = await fetch(`${world.stack.apiUrl}/v3/contacts`, { headers: { origin: ORIGIN } });
     expect(anonymous.status).toBe(401);
     expect(await anonymous.json()).toEqual({ message: 'Unauthenticated.' });
     expectCors(anonymous);
     expect(anonymous.headers.get('deprecation')).toBe('@1795305600');
     expect(exposed(anonymous)).toEqual(expect.arrayContaining(['deprecation', 'sunset', 'link']));
-    const client = await aClient(stack);
+    const client = await aClient(world.stack);
     const listed = await client.request('/v3/contacts', { headers: { origin: ORIGIN } });
     expect(listed.status).toBe(200);
     expect(await listed.json()).toEqual([]);
@@ -219,21 +218,21 @@ describe('cross-origin answers carry the CORS headers, errors included', () => {
   });
 
   it('on /openapi.json', async () => {
-    const response = await fetch(`${stack.apiUrl}/openapi.json`, { headers: { origin: ORIGIN } });
+    const response = await fetch(`${world.stack.apiUrl}/openapi.json`, { headers: { origin: ORIGIN } });
     expect(response.status).toBe(200);
     expectCors(response);
   });
 
   it('but not on health, readiness and metrics, nor without an Origin', async () => {
     for (const path of ['/healthz', '/readyz', '/metrics']) {
-      const response = await fetch(`${stack.apiUrl}${path}`, { headers: { origin: ORIGIN } });
+      const response = await fetch(`${world.stack.apiUrl}${path}`, { headers: { origin: ORIGIN } });
       expect(response.headers.get('access-control-allow-origin')).toBeNull();
       await response.body?.cancel();
     }
     const health = await preflight('/healthz', 'GET');
     expect(health.headers.get('access-control-allow-origin')).toBeNull();
     // Not a CORS request: no CORS headers, but a cache must not serve this answer to one.
-    const plain = await fetch(`${stack.apiUrl}/openapi.json`);
+    const plain = await fetch(`${world.stack.apiUrl}/openapi.json`);
     expect(plain.headers.get('access-control-allow-origin')).toBeNull();
     expect(list(plain.headers.get('vary'))).toContain('origin');
   });
@@ -271,16 +270,16 @@ describe('a single-page app in Chromium', () => {
 
   it('gets a DPoP token with oauth4webapi and calls the API cross-origin, reading its answers and challenges', async () => {
     const password = 'single page app password 9';
-    const member = await registerMember(stack.db, { email: 'spa@example.test', name: 'Spa Member', password });
+    const member = await registerMember(world.stack.db, { email: 'spa@example.test', name: 'Spa Member', password });
     const redirectUri = `${siteOrigin}/callback`;
-    const client = await registerClient(stack.db, {
+    const client = await registerClient(world.stack.db, {
       ownerId: member.id,
       name: 'Browser app',
       redirectUris: [redirectUri],
       isPublic: true,
     });
     const verifier = oauth.generateRandomCodeVerifier();
-    const authorize = new URL(`${stack.authUrl}/oauth/authorize`);
+    const authorize = new URL(`${world.stack.authUrl}/oauth/authorize`);
     authorize.search = new URLSearchParams({
       client_id: client.client_id,
       redirect_uri: redirectUri,
@@ -350,8 +349,8 @@ describe('a single-page app in Chromium', () => {
         };
       },
       {
-        issuer: stack.authUrl,
-        apiUrl: stack.apiUrl,
+        issuer: world.stack.authUrl,
+        apiUrl: world.stack.apiUrl,
         clientId: client.client_id,
         redirectUri,
         callback: callback.href,

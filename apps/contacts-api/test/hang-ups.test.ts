@@ -1,19 +1,12 @@
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aClient, type Client } from './support/factories';
-import { type Stack, startStack } from './support/servers';
+import { describe, expect, it } from 'vitest';
+import { useStack } from './support/use-stack';
 
-let stack: Stack;
-let client: Client;
-beforeAll(async () => {
-  stack = await startStack();
-  client = await aClient(stack);
-});
-afterAll(async () => stack?.close());
+const world = useStack();
 
 /** Sends the head of a request and part of its body, then closes the connection. */
 async function hangUp(path: string, token: string, bodyBytes: number, closeAfterMs: number): Promise<void> {
-  const { port } = new URL(stack.apiUrl);
+  const { port } = new URL(world.stack.apiUrl);
   const socket = connect(Number(port), '127.0.0.1');
   await new Promise<void>((resolve) => socket.once('connect', resolve));
   socket.write(
@@ -26,7 +19,7 @@ async function hangUp(path: string, token: string, bodyBytes: number, closeAfter
 }
 
 async function serverErrors(): Promise<number> {
-  const metrics = await (await fetch(`${stack.apiUrl}/metrics`)).text();
+  const metrics = await (await fetch(`${world.stack.apiUrl}/metrics`)).text();
   return metrics
     .split('\n')
     .filter((line) => line.startsWith('http_requests_total{') && /status="5\d\d"/.test(line))
@@ -39,17 +32,20 @@ describe('a client that hangs up mid-request', () => {
     const hangUps = [];
     // Closed before the body is read (while the token is confirmed), and halfway through it.
     for (let index = 0; index < 20; index++) {
-      hangUps.push(hangUp('/v4/contacts', client.token, index % 2 === 0 ? 0 : 8, index % 3));
-      hangUps.push(hangUp('/v3/contacts', client.token, index % 2 === 0 ? 0 : 8, index % 3));
+      hangUps.push(hangUp('/v4/contacts', world.client.token, index % 2 === 0 ? 0 : 8, index % 3));
+      hangUps.push(hangUp('/v3/contacts', world.client.token, index % 2 === 0 ? 0 : 8, index % 3));
     }
     await Promise.all(hangUps);
     await new Promise((resolve) => setTimeout(resolve, 200));
 
     expect(await serverErrors()).toBe(before);
     expect(
-      await stack.db('contacts').where({ owner_id: client.member.id }).count<[{ count: number }]>('* as count'),
+      await world.stack
+        .db('contacts')
+        .where({ owner_id: world.client.member.id })
+        .count<[{ count: number }]>('* as count'),
     ).toEqual([{ count: 0 }]);
     // And the service still answers.
-    expect((await client.json('/v4/contacts')).status).toBe(200);
+    expect((await world.client.json('/v4/contacts')).status).toBe(200);
   });
 });

@@ -1,16 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, startStack } from './support/servers';
+import { describe, expect, it } from 'vitest';
+import { startStack } from './support/servers';
+import { useStack } from './support/use-stack';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => stack?.close());
+const world = useStack({ client: false });
 
 describe('contacts-api health endpoints', () => {
   it('says it is alive, and ready when the schema is current and the auth server answers', async () => {
-    expect(await (await fetch(`${stack.apiUrl}/healthz`)).json()).toEqual({ status: 'ok', service: 'contacts-api' });
-    const ready = await fetch(`${stack.apiUrl}/readyz`);
+    expect(await (await fetch(`${world.stack.apiUrl}/healthz`)).json()).toEqual({
+      status: 'ok',
+      service: 'contacts-api',
+    });
+    const ready = await fetch(`${world.stack.apiUrl}/readyz`);
     expect(ready.status).toBe(200);
   });
 
@@ -30,8 +30,8 @@ describe('contacts-api health endpoints', () => {
   });
 
   it('is not ready when a migration is missing', async () => {
-    await stack.db('knex_migrations').delete();
-    const ready = await fetch(`${stack.apiUrl}/readyz`);
+    await world.stack.db('knex_migrations').delete();
+    const ready = await fetch(`${world.stack.apiUrl}/readyz`);
     expect(ready.status).toBe(503);
     expect(await ready.json()).toMatchObject({ problems: { database: expect.stringContaining('migrations pending') } });
   });

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { IDEMPOTENCY_KEY_TTL_SECONDS } from '@contacts/db';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { aClient, aContact, type Client, JPEG, multipart } from './support/factories';
-import { type Stack, startStack } from './support/servers';
+import { useStack } from './support/use-stack';
 
 interface Contact {
   id: number;
@@ -14,13 +14,7 @@ type One = { data: Contact };
 type Batch = { data: Array<Contact | { id: number; deleted: true }> };
 type Failure = { error: { code: string; message: string; fields?: Record<string, string[]> } };
 
-let stack: Stack;
-let ada: Client;
-beforeAll(async () => {
-  stack = await startStack();
-  ada = await aClient(stack);
-});
-afterAll(async () => stack?.close());
+const world = useStack();
 
 const REPLAYED = 'idempotent-replayed';
 
@@ -32,42 +26,43 @@ const create = (client: Client, key: string | undefined, json: unknown) =>
   });
 
 const contactsNamed = async (ownerId: number, name: string) =>
-  (await stack.db('contacts').where({ owner_id: ownerId, name }).pluck('id')) as number[];
+  (await world.stack.db('contacts').where({ owner_id: ownerId, name }).pluck('id')) as number[];
 
 const keyRows = async (memberId: number) =>
   Number(
-    (await stack.db('idempotency_keys').where({ member_id: memberId }).count<{ count: number }[]>('* as count'))[0]
-      ?.count,
+    (
+      await world.stack.db('idempotency_keys').where({ member_id: memberId }).count<{ count: number }[]>('* as count')
+    )[0]?.count,
   );
 
 describe('Idempotency-Key on POST /v4/contacts', () => {
   it('answers a repeated request with the first answer (same id, Location, ETag, replay header) and creates one contact', async () => {
     const key = randomUUID();
     const name = `Once ${key}`;
-    const first = await create(ada, key, { name, city: 'Oslo' });
+    const first = await create(world.client, key, { name, city: 'Oslo' });
     expect(first.status).toBe(201);
     expect(first.response.headers.get(REPLAYED)).toBeNull();
 
-    const again = await create(ada, key, { name, city: 'Oslo' });
+    const again = await create(world.client, key, { name, city: 'Oslo' });
     expect(again.status).toBe(201);
     expect(again.body).toEqual(first.body);
     expect(again.response.headers.get(REPLAYED)).toBe('true');
     expect(again.response.headers.get('location')).toBe(first.response.headers.get('location'));
     expect(again.response.headers.get('etag')).toBe(first.response.headers.get('etag'));
     // The draft's quoted form (an sf-string) names the same key; so does the same body in another key order.
-    const quoted = await create(ada, `"${key}"`, { city: 'Oslo', name });
+    const quoted = await create(world.client, `"${key}"`, { city: 'Oslo', name });
     expect(quoted.status).toBe(201);
     expect(quoted.body.data.id).toBe(first.body.data.id);
     expect(quoted.response.headers.get(REPLAYED)).toBe('true');
 
-    expect(await contactsNamed(ada.member.id, name)).toEqual([first.body.data.id]);
+    expect(await contactsNamed(world.client.member.id, name)).toEqual([first.body.data.id]);
   });
 
   it('replays a multipart create with an image, sent again with another boundary, without a second contact', async () => {
     const key = randomUUID();
     const name = `Pictured ${key}`;
     const send = () =>
-      ada.request('/v4/contacts', {
+      world.client.request('/v4/contacts', {
         method: 'POST',
         headers: { 'idempotency-key': key },
         body: multipart({ name }, { bytes: JPEG, filename: 'a.jpg', type: 'image/jpeg' }),
@@ -77,38 +72,38 @@ describe('Idempotency-Key on POST /v4/contacts', () => {
     expect([first.status, again.status]).toEqual([201, 201]);
     expect(again.headers.get(REPLAYED)).toBe('true');
     expect(((await again.json()) as One).data.id).toBe(((await first.json()) as One).data.id);
-    expect(await contactsNamed(ada.member.id, name)).toHaveLength(1);
+    expect(await contactsNamed(world.client.member.id, name)).toHaveLength(1);
   });
 
   it('replays the contact as it is now, and 404 once it has been deleted', async () => {
     const key = randomUUID();
-    const first = await create(ada, key, { name: `Then ${key}` });
+    const first = await create(world.client, key, { name: `Then ${key}` });
     const id = first.body.data.id;
-    await ada.json(`/v4/contacts/${id}`, { method: 'POST', json: { name: `Now ${key}` } });
+    await world.client.json(`/v4/contacts/${id}`, { method: 'POST', json: { name: `Now ${key}` } });
 
-    const replay = await create(ada, key, { name: `Then ${key}` });
+    const replay = await create(world.client, key, { name: `Then ${key}` });
     expect(replay.status).toBe(201);
     expect(replay.body.data).toMatchObject({ id, name: `Now ${key}` });
     expect(replay.response.headers.get('etag')).not.toBe(first.response.headers.get('etag'));
 
-    await ada.json('/v4/contacts', { method: 'DELETE', json: { contact_ids: [id] } });
-    const gone = await create(ada, key, { name: `Then ${key}` });
+    await world.client.json('/v4/contacts', { method: 'DELETE', json: { contact_ids: [id] } });
+    const gone = await create(world.client, key, { name: `Then ${key}` });
     expect(gone.status).toBe(404);
     expect(gone.body.error.code).toBe('not_found');
     expect(gone.response.headers.get(REPLAYED)).toBe('true');
-    expect(await contactsNamed(ada.member.id, `Then ${key}`)).toEqual([]);
+    expect(await contactsNamed(world.client.member.id, `Then ${key}`)).toEqual([]);
   });
 
   it('refuses the same key with a different body, or on another path, with 422 idempotency_key_reused, writing nothing', async () => {
     const key = randomUUID();
-    const first = await create(ada, key, { name: `First ${key}` });
+    const first = await create(world.client, key, { name: `First ${key}` });
     expect(first.status).toBe(201);
 
-    const other = await create(ada, key, { name: `Second ${key}` });
+    const other = await create(world.client, key, { name: `Second ${key}` });
     expect(other.status).toBe(422);
     expect(other.body.error.code).toBe('idempotency_key_reused');
 
-    const batch = await ada.json<Failure>('/v4/contacts/batch', {
+    const batch = await world.client.json<Failure>('/v4/contacts/batch', {
       method: 'POST',
       headers: { 'idempotency-key': key },
       json: { operations: [{ op: 'create', contact: { name: `First ${key}` } }] },
@@ -116,15 +111,15 @@ describe('Idempotency-Key on POST /v4/contacts', () => {
     expect(batch.status).toBe(422);
     expect(batch.body.error.code).toBe('idempotency_key_reused');
 
-    expect(await contactsNamed(ada.member.id, `Second ${key}`)).toEqual([]);
-    expect(await contactsNamed(ada.member.id, `First ${key}`)).toEqual([first.body.data.id]);
+    expect(await contactsNamed(world.client.member.id, `Second ${key}`)).toEqual([]);
+    expect(await contactsNamed(world.client.member.id, `First ${key}`)).toEqual([first.body.data.id]);
   });
 
   it('creates exactly one contact for many concurrent requests with one key; the others get 409 or the replay, never a 500', async () => {
     for (let round = 0; round < 3; round++) {
       const key = randomUUID();
       const name = `Concurrent ${key}`;
-      const answers = await Promise.all(Array.from({ length: 12 }, () => create(ada, key, { name })));
+      const answers = await Promise.all(Array.from({ length: 12 }, () => create(world.client, key, { name })));
 
       const statuses = answers.map((answer) => answer.status);
       expect(
@@ -139,7 +134,7 @@ describe('Idempotency-Key on POST /v4/contacts', () => {
         expect(refused.body.error.code).toBe('idempotency_key_in_use');
         expect(refused.response.headers.get('retry-after')).toBe('1');
       }
-      expect(await contactsNamed(ada.member.id, name)).toEqual([...ids]);
+      expect(await contactsNamed(world.client.member.id, name)).toEqual([...ids]);
       console.log(
         `one key, 12 requests at once, round ${round + 1}: 1 written, ${answers.length - 1 - statuses.filter((status) => status === 409).length} replayed, ${statuses.filter((status) => status === 409).length} × 409`,
       );
@@ -150,44 +145,46 @@ describe('Idempotency-Key on POST /v4/contacts', () => {
     const key = randomUUID();
     const name = `Waiting ${key}`;
     // Stands in for a first request mid-transaction: it holds the key as writeOncePerKey does.
-    await stack.db.transaction(async (trx) => {
-      await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`${ada.member.id}\n${key}`]);
-      const during = await create(ada, key, { name });
+    await world.stack.db.transaction(async (trx) => {
+      await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`${world.client.member.id}\n${key}`]);
+      const during = await create(world.client, key, { name });
       expect(during.status).toBe(409);
       expect(during.body.error.code).toBe('idempotency_key_in_use');
     });
-    expect(await contactsNamed(ada.member.id, name)).toEqual([]);
+    expect(await contactsNamed(world.client.member.id, name)).toEqual([]);
 
-    const after = await create(ada, key, { name });
+    const after = await create(world.client, key, { name });
     expect(after.status).toBe(201);
     expect(after.response.headers.get(REPLAYED)).toBeNull();
   });
 
   it('does not remember a refused request: the client corrects it and sends it again with the same key', async () => {
     const key = randomUUID();
-    const invalid = await create(ada, key, { name: '' });
+    const invalid = await create(world.client, key, { name: '' });
     expect(invalid.status).toBe(422);
     expect(invalid.body.error.code).toBe('validation_failed');
     // A rule checked in the transaction (the e-mail is taken): rolled back with its key record.
     const email = `taken-${key}@example.test`;
-    await aContact(stack.db, ada.member, { email });
-    const taken = await create(ada, key, { name: `Fixed ${key}`, email });
+    await aContact(world.stack.db, world.client.member, { email });
+    const taken = await create(world.client, key, { name: `Fixed ${key}`, email });
     expect(taken.status).toBe(422);
     expect(taken.body.error.fields?.email).toBeDefined();
-    expect(await stack.db('idempotency_keys').where({ member_id: ada.member.id, key }).first()).toBeUndefined();
+    expect(
+      await world.stack.db('idempotency_keys').where({ member_id: world.client.member.id, key }).first(),
+    ).toBeUndefined();
 
-    const fixed = await create(ada, key, { name: `Fixed ${key}` });
+    const fixed = await create(world.client, key, { name: `Fixed ${key}` });
     expect(fixed.status).toBe(201);
     expect(fixed.response.headers.get(REPLAYED)).toBeNull();
-    const replay = await create(ada, key, { name: `Fixed ${key}` });
+    const replay = await create(world.client, key, { name: `Fixed ${key}` });
     expect(replay.response.headers.get(REPLAYED)).toBe('true');
     expect(replay.body.data.id).toBe(fixed.body.data.id);
   });
 
   it('scopes keys per member: two members using one key each get their own contact', async () => {
-    const bob = await aClient(stack);
+    const bob = await aClient(world.stack);
     const key = randomUUID();
-    const adas = await create(ada, key, { name: `Ada's ${key}` });
+    const adas = await create(world.client, key, { name: `Ada's ${key}` });
     const bobs = await create(bob, key, { name: `Bob's ${key}` });
     expect([adas.status, bobs.status]).toEqual([201, 201]);
     expect(bobs.response.headers.get(REPLAYED)).toBeNull();
@@ -202,17 +199,20 @@ describe('Idempotency-Key on POST /v4/contacts', () => {
     expect(IDEMPOTENCY_KEY_TTL_SECONDS).toBe(24 * 3600);
     const key = randomUUID();
     const name = `Expiring ${key}`;
-    const first = await create(ada, key, { name });
-    const row = await stack.db('idempotency_keys').where({ member_id: ada.member.id, key }).first('expires_at');
+    const first = await create(world.client, key, { name });
+    const row = await world.stack
+      .db('idempotency_keys')
+      .where({ member_id: world.client.member.id, key })
+      .first('expires_at');
     const lifetime = (row.expires_at.getTime() - Date.now()) / 1000;
     expect(lifetime).toBeGreaterThan(IDEMPOTENCY_KEY_TTL_SECONDS - 60);
     expect(lifetime).toBeLessThanOrEqual(IDEMPOTENCY_KEY_TTL_SECONDS + 60);
 
-    await stack
+    await world.stack
       .db('idempotency_keys')
-      .where({ member_id: ada.member.id, key })
+      .where({ member_id: world.client.member.id, key })
       .update({ expires_at: new Date(Date.now() - 1000) });
-    const later = await create(ada, key, { name });
+    const later = await create(world.client, key, { name });
     expect(later.status).toBe(201);
     expect(later.response.headers.get(REPLAYED)).toBeNull();
     expect(later.body.data.id).not.toBe(first.body.data.id);
@@ -220,20 +220,20 @@ describe('Idempotency-Key on POST /v4/contacts', () => {
 
   it('refuses a malformed key with 400 in the v4 error shape, before reading the body', async () => {
     for (const key of ['', 'x'.repeat(256), 'caf\u00e9', '"unterminated', '"a"b', '"bad\\escape"', '""']) {
-      const answer = await create(ada, key, { name: '' });
+      const answer = await create(world.client, key, { name: '' });
       expect(answer.status, JSON.stringify(key)).toBe(400);
       expect(answer.body.error.code).toBe('bad_request');
       expect(answer.body.error.message).toMatch(/Idempotency-Key/);
     }
-    expect((await create(ada, 'x'.repeat(255), { name: `Longest ${randomUUID()}` })).status).toBe(201);
-    expect((await create(ada, '~ !"#', { name: `Printable ${randomUUID()}` })).status).toBe(201);
+    expect((await create(world.client, 'x'.repeat(255), { name: `Longest ${randomUUID()}` })).status).toBe(201);
+    expect((await create(world.client, '~ !"#', { name: `Printable ${randomUUID()}` })).status).toBe(201);
 
     // Two fields (fetch would join them into one): raw HTTP.
     const twice = await new Promise<{ status: number; body: Failure }>((resolve, reject) => {
-      const request = httpRequest(`${stack.apiUrl}/v4/contacts`, {
+      const request = httpRequest(`${world.stack.apiUrl}/v4/contacts`, {
         method: 'POST',
         headers: {
-          authorization: `Bearer ${ada.token}`,
+          authorization: `Bearer ${world.client.token}`,
           'content-type': 'application/json',
           'idempotency-key': ['one', 'two'],
         },
@@ -253,7 +253,7 @@ describe('Idempotency-Key on POST /v4/contacts', () => {
   });
 
   it('costs a request without the header nothing: no key record is written', async () => {
-    const carol = await aClient(stack);
+    const carol = await aClient(world.stack);
     expect((await create(carol, undefined, { name: 'Plain' })).status).toBe(201);
     expect((await create(carol, undefined, { name: 'Plain' })).status).toBe(201);
     expect(await contactsNamed(carol.member.id, 'Plain')).toHaveLength(2);
@@ -264,8 +264,8 @@ describe('Idempotency-Key on POST /v4/contacts', () => {
 describe('Idempotency-Key on POST /v4/contacts/batch', () => {
   it('answers a repeated batch with its results as they are now, without running it again', async () => {
     const key = randomUUID();
-    const kept = await aContact(stack.db, ada.member, { name: `Kept ${key}` });
-    const removed = await aContact(stack.db, ada.member, { name: `Removed ${key}` });
+    const kept = await aContact(world.stack.db, world.client.member, { name: `Kept ${key}` });
+    const removed = await aContact(world.stack.db, world.client.member, { name: `Removed ${key}` });
     const body = {
       operations: [
         { op: 'create', contact: { name: `Batch A ${key}` } },
@@ -275,7 +275,11 @@ describe('Idempotency-Key on POST /v4/contacts/batch', () => {
       ],
     };
     const send = () =>
-      ada.json<Batch>('/v4/contacts/batch', { method: 'POST', headers: { 'idempotency-key': key }, json: body });
+      world.client.json<Batch>('/v4/contacts/batch', {
+        method: 'POST',
+        headers: { 'idempotency-key': key },
+        json: body,
+      });
     const first = await send();
     expect(first.status).toBe(200);
     expect(first.response.headers.get(REPLAYED)).toBeNull();
@@ -284,12 +288,12 @@ describe('Idempotency-Key on POST /v4/contacts/batch', () => {
     expect(again.status).toBe(200);
     expect(again.response.headers.get(REPLAYED)).toBe('true');
     expect(again.body).toEqual(first.body);
-    expect(await contactsNamed(ada.member.id, `Batch A ${key}`)).toHaveLength(1);
-    expect(await contactsNamed(ada.member.id, `Batch B ${key}`)).toHaveLength(1);
+    expect(await contactsNamed(world.client.member.id, `Batch A ${key}`)).toHaveLength(1);
+    expect(await contactsNamed(world.client.member.id, `Batch B ${key}`)).toHaveLength(1);
 
     // As of now: a created contact deleted since is reported deleted.
     const createdA = (first.body.data[0] as Contact).id;
-    await ada.json('/v4/contacts', { method: 'DELETE', json: { contact_ids: [createdA] } });
+    await world.client.json('/v4/contacts', { method: 'DELETE', json: { contact_ids: [createdA] } });
     const later = await send();
     expect(later.body.data[0]).toEqual({ id: createdA, deleted: true });
     expect(later.body.data.slice(1)).toEqual(first.body.data.slice(1));
@@ -298,7 +302,7 @@ describe('Idempotency-Key on POST /v4/contacts/batch', () => {
   it('does not remember a refused batch', async () => {
     const key = randomUUID();
     const send = (operations: unknown[]) =>
-      ada.json<Batch & Failure>('/v4/contacts/batch', {
+      world.client.json<Batch & Failure>('/v4/contacts/batch', {
         method: 'POST',
         headers: { 'idempotency-key': key },
         json: { operations },
@@ -309,7 +313,7 @@ describe('Idempotency-Key on POST /v4/contacts/batch', () => {
     ]);
     expect(refused.status).toBe(422);
     expect(refused.body.error.code).toBe('validation_failed');
-    expect(await contactsNamed(ada.member.id, `Refused ${key}`)).toEqual([]);
+    expect(await contactsNamed(world.client.member.id, `Refused ${key}`)).toEqual([]);
     const corrected = await send([{ op: 'create', contact: { name: `Refused ${key}` } }]);
     expect(corrected.status).toBe(200);
     expect(corrected.response.headers.get(REPLAYED)).toBeNull();
@@ -318,7 +322,7 @@ describe('Idempotency-Key on POST /v4/contacts/batch', () => {
 
 describe('Idempotency-Key elsewhere', () => {
   it('leaves v3 as it was: POST /v3/contacts ignores the header (its own upsert answers) and records no key', async () => {
-    const dora = await aClient(stack);
+    const dora = await aClient(world.stack);
     const key = randomUUID();
     const send = () =>
       dora.request('/v3/contacts', {
@@ -341,7 +345,7 @@ describe('Idempotency-Key elsewhere', () => {
 
   it('lets a browser app send the header and read the replay header (CORS)', async () => {
     const origin = 'https://app.example';
-    const preflight = await fetch(`${stack.apiUrl}/v4/contacts`, {
+    const preflight = await fetch(`${world.stack.apiUrl}/v4/contacts`, {
       method: 'OPTIONS',
       headers: {
         origin,
@@ -355,7 +359,7 @@ describe('Idempotency-Key elsewhere', () => {
 
     const key = randomUUID();
     const send = () =>
-      ada.json<One>('/v4/contacts', {
+      world.client.json<One>('/v4/contacts', {
         method: 'POST',
         headers: { origin, 'idempotency-key': key },
         json: { name: `Browser ${key}` },
@@ -367,7 +371,7 @@ describe('Idempotency-Key elsewhere', () => {
   });
 
   it('is in the OpenAPI document of both creating operations, with its 409 and 422 answers', async () => {
-    const document = (await (await fetch(`${stack.apiUrl}/openapi.json`)).json()) as {
+    const document = (await (await fetch(`${world.stack.apiUrl}/openapi.json`)).json()) as {
       paths: Record<
         string,
         Record<

@@ -1,76 +1,70 @@
 import { MAX_IMAGE_BYTES } from '@contacts/schemas';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { aClient, aGroup, type Client, JPEG, multipart, PNG } from './support/factories';
-import { type Stack, startStack } from './support/servers';
+import { useStack } from './support/use-stack';
 
 type One = { data: { id: number; image_url: string | null; name: string } };
 type Failure = { error: { code: string; fields?: Record<string, string[]> } };
 
-let stack: Stack;
-let client: Client;
-beforeAll(async () => {
-  stack = await startStack();
-  client = await aClient(stack);
-});
-afterAll(async () => stack?.close());
+const world = useStack();
 
 /** A PNG of exactly `size` bytes: a real signature, then padding (the content check reads the start). */
 const pngOfSize = (size: number) => Buffer.concat([PNG, Buffer.alloc(size - PNG.length, 1)]);
 
 describe('contact images', () => {
   it('round-trips byte for byte, with its content type, ETag and Cache-Control', async () => {
-    const created = await client.request('/v4/contacts', {
+    const created = await world.client.request('/v4/contacts', {
       method: 'POST',
       body: multipart({ name: 'Pictured', city: 'Oslo' }, { bytes: PNG, filename: 'me.png', type: 'image/png' }),
     });
     expect(created.status).toBe(201);
     const { data } = (await created.json()) as One;
-    expect(data.image_url).toBe(`${stack.apiUrl}/v4/contacts/${data.id}/image`);
+    expect(data.image_url).toBe(`${world.stack.apiUrl}/v4/contacts/${data.id}/image`);
 
-    const image = await client.request(`/v4/contacts/${data.id}/image`);
+    const image = await world.client.request(`/v4/contacts/${data.id}/image`);
     expect(image.status).toBe(200);
     expect(image.headers.get('content-type')).toBe('image/png');
     expect(image.headers.get('cache-control')).toContain('private');
     const etag = image.headers.get('etag')!;
     expect(Buffer.from(await image.arrayBuffer()).equals(PNG)).toBe(true);
-    expect((await client.request(`/v4/contacts/${data.id}/image`, { headers: { 'if-none-match': etag } })).status).toBe(
-      304,
-    );
+    expect(
+      (await world.client.request(`/v4/contacts/${data.id}/image`, { headers: { 'if-none-match': etag } })).status,
+    ).toBe(304);
 
     // Replaced on update: a JPEG declared as PNG is stored as what it is.
-    const updated = await client.request(`/v4/contacts/${data.id}`, {
+    const updated = await world.client.request(`/v4/contacts/${data.id}`, {
       method: 'POST',
       body: multipart({}, { bytes: JPEG, filename: 'x.png', type: 'image/png' }),
     });
     expect(updated.status).toBe(200);
-    const replaced = await client.request(`/v4/contacts/${data.id}/image`);
+    const replaced = await world.client.request(`/v4/contacts/${data.id}/image`);
     expect(replaced.headers.get('content-type')).toBe('image/jpeg');
     expect(Buffer.from(await replaced.arrayBuffer()).equals(JPEG)).toBe(true);
-    expect(((await (await client.request(`/v4/contacts/${data.id}`)).json()) as One).data.name).toBe('Pictured');
+    expect(((await (await world.client.request(`/v4/contacts/${data.id}`)).json()) as One).data.name).toBe('Pictured');
 
     // Removed with the contact.
-    await client.json('/v4/contacts', { method: 'DELETE', json: { contact_ids: [data.id] } });
-    expect(await stack.db('contact_images').where({ contact_id: data.id })).toHaveLength(0);
+    await world.client.json('/v4/contacts', { method: 'DELETE', json: { contact_ids: [data.id] } });
+    expect(await world.stack.db('contact_images').where({ contact_id: data.id })).toHaveLength(0);
   });
 
   it("answers 404 for a contact without an image, and for another member's image", async () => {
-    const { body } = await client.json<One>('/v4/contacts', { method: 'POST', json: { name: 'Plain' } });
-    expect((await client.request(`/v4/contacts/${body.data.id}/image`)).status).toBe(404);
+    const { body } = await world.client.json<One>('/v4/contacts', { method: 'POST', json: { name: 'Plain' } });
+    expect((await world.client.request(`/v4/contacts/${body.data.id}/image`)).status).toBe(404);
     const withImage = (await (
-      await client.request('/v4/contacts', {
+      await world.client.request('/v4/contacts', {
         method: 'POST',
         body: multipart({ name: 'P' }, { bytes: PNG, filename: 'p.png', type: 'image/png' }),
       })
     ).json()) as One;
-    const stranger = await aClient(stack);
+    const stranger = await aClient(world.stack);
     expect((await stranger.request(`/v4/contacts/${withImage.data.id}/image`)).status).toBe(404);
   });
 
   it("serves a group guest's image to the group's members through the group, and to nobody else", async () => {
-    const owner = await aClient(stack);
-    const fellow = await aClient(stack);
-    const outsider = await aClient(stack);
-    const group = await aGroup(stack.db, [owner.member, fellow.member]);
+    const owner = await aClient(world.stack);
+    const fellow = await aClient(world.stack);
+    const outsider = await aClient(world.stack);
+    const group = await aGroup(world.stack.db, [owner.member, fellow.member]);
     const created = await owner.request('/v4/contacts', {
       method: 'POST',
       body: multipart(
@@ -84,7 +78,7 @@ describe('contact images', () => {
     // The listing points each guest's image_url where a member of the group can read it.
     const guests = await fellow.json<{ data: One['data'][] }>(`/v4/groups/${group.id}/guests`);
     const imageUrl = guests.body.data.find((contact) => contact.id === guestId)?.image_url;
-    expect(imageUrl).toBe(`${stack.apiUrl}/v4/groups/${group.id}/guests/${guestId}/image`);
+    expect(imageUrl).toBe(`${world.stack.apiUrl}/v4/groups/${group.id}/guests/${guestId}/image`);
     const image = await fellow.request(new URL(imageUrl!).pathname);
     expect(image.status).toBe(200);
     expect(image.headers.get('content-type')).toBe('image/png');
@@ -97,14 +91,14 @@ describe('contact images', () => {
     // Not through the owner's route, not for outsiders, not through another group.
     expect((await fellow.request(`/v4/contacts/${guestId}/image`)).status).toBe(404);
     expect((await outsider.request(`/v4/groups/${group.id}/guests/${guestId}/image`)).status).toBe(403);
-    const otherGroup = await aGroup(stack.db, [fellow.member]);
+    const otherGroup = await aGroup(world.stack.db, [fellow.member]);
     expect((await fellow.request(`/v4/groups/${otherGroup.id}/guests/${guestId}/image`)).status).toBe(404);
     expect((await fellow.request(`/v4/groups/${group.id}/guests/abc/image`)).status).toBe(404);
   });
 
   it('refuses a text file posing as a PNG with 422, and stores nothing', async () => {
-    const before = await stack.db('contacts').count<{ count: number }[]>('* as count');
-    const response = await client.request('/v4/contacts', {
+    const before = await world.stack.db('contacts').count<{ count: number }[]>('* as count');
+    const response = await world.client.request('/v4/contacts', {
       method: 'POST',
       body: multipart(
         { name: 'Fake' },
@@ -113,11 +107,11 @@ describe('contact images', () => {
     });
     expect(response.status).toBe(422);
     expect(((await response.json()) as Failure).error.fields?.image).toEqual(['The image must be a JPEG or PNG file.']);
-    expect(await stack.db('contacts').count('* as count')).toEqual(before);
+    expect(await world.stack.db('contacts').count('* as count')).toEqual(before);
   });
 
   it('accepts exactly 12 MB and refuses one byte more with 413, leaving nothing behind', async () => {
-    const exact = await client.request('/v4/contacts', {
+    const exact = await world.client.request('/v4/contacts', {
       method: 'POST',
       body: multipart(
         { name: 'Exactly 12 MB' },
@@ -125,13 +119,13 @@ describe('contact images', () => {
       ),
     });
     expect(exact.status).toBe(201);
-    const stored = await stack
+    const stored = await world.stack
       .db('contact_images')
       .where({ contact_id: ((await exact.json()) as One).data.id })
       .first('size');
     expect(stored!.size).toBe(MAX_IMAGE_BYTES);
 
-    const over = await client.request('/v4/contacts', {
+    const over = await world.client.request('/v4/contacts', {
       method: 'POST',
       body: multipart(
         { name: 'Too big' },
@@ -140,17 +134,17 @@ describe('contact images', () => {
     });
     expect(over.status).toBe(413);
     expect(((await over.json()) as Failure).error.code).toBe('payload_too_large');
-    expect(await stack.db('contacts').where({ name: 'Too big' })).toHaveLength(0);
+    expect(await world.stack.db('contacts').where({ name: 'Too big' })).toHaveLength(0);
   });
 
   it('refuses a malformed multipart body with 400', async () => {
-    const response = await client.request('/v4/contacts', {
+    const response = await world.client.request('/v4/contacts', {
       method: 'POST',
       headers: { 'content-type': 'multipart/form-data; boundary=xyz' },
       body: '--xyz\r\nContent-Disposition: form-data; name="name"\r\n\r\nTruncated',
     });
     expect(response.status).toBe(400);
-    const noBoundary = await client.request('/v4/contacts', {
+    const noBoundary = await world.client.request('/v4/contacts', {
       method: 'POST',
       headers: { 'content-type': 'multipart/form-data' },
       body: 'whatever',
@@ -163,7 +157,7 @@ describe('DELETE /v4/contacts/{id}/image', () => {
   type Contact = { data: { id: number; image_url: string | null; updated_at: string } };
   type Refusal = { error: { code: string; message: string } };
 
-  const withImage = async (owner: Client = client) => {
+  const withImage = async (owner: Client = world.client) => {
     const created = await owner.request('/v4/contacts', {
       method: 'POST',
       body: multipart({ name: 'To be unpictured' }, { bytes: PNG, filename: 'p.png', type: 'image/png' }),
@@ -176,55 +170,55 @@ describe('DELETE /v4/contacts/{id}/image', () => {
     expect(response.status).toBe(200);
     return { etag: response.headers.get('etag')!, contact: ((await response.json()) as Contact).data };
   };
-  const storedImages = async (id: number) => (await stack.db('contact_images').where({ contact_id: id })).length;
+  const storedImages = async (id: number) => (await world.stack.db('contact_images').where({ contact_id: id })).length;
 
   it('removes the image (204): the image is gone, image_url null, a new ETag and updated_at; a second DELETE → 404', async () => {
     const id = await withImage();
-    const before = await read(client, id);
+    const before = await read(world.client, id);
     expect(before.contact.image_url).not.toBeNull();
 
-    const removed = await client.request(`/v4/contacts/${id}/image`, {
+    const removed = await world.client.request(`/v4/contacts/${id}/image`, {
       method: 'DELETE',
       headers: { 'if-match': before.etag },
     });
     expect(removed.status).toBe(204);
     expect(await removed.text()).toBe('');
 
-    expect((await client.request(`/v4/contacts/${id}/image`)).status).toBe(404);
+    expect((await world.client.request(`/v4/contacts/${id}/image`)).status).toBe(404);
     expect(await storedImages(id)).toBe(0);
-    const after = await read(client, id);
+    const after = await read(world.client, id);
     expect(after.contact.image_url).toBeNull();
     expect(after.etag).not.toBe(before.etag);
     expect(Date.parse(after.contact.updated_at)).toBeGreaterThan(Date.parse(before.contact.updated_at));
 
-    const again = await client.json<Refusal>(`/v4/contacts/${id}/image`, { method: 'DELETE' });
+    const again = await world.client.json<Refusal>(`/v4/contacts/${id}/image`, { method: 'DELETE' });
     expect(again.status).toBe(404);
     expect(again.body.error).toEqual({ code: 'not_found', message: 'This contact has no image.' });
     // The refused second removal wrote nothing.
-    expect((await read(client, id)).etag).toBe(after.etag);
+    expect((await read(world.client, id)).etag).toBe(after.etag);
   });
 
   it('answers 404 saying which: no such contact of the caller, or no image', async () => {
-    const { body } = await client.json<One>('/v4/contacts', { method: 'POST', json: { name: 'Never pictured' } });
-    const noImage = await client.json<Refusal>(`/v4/contacts/${body.data.id}/image`, { method: 'DELETE' });
+    const { body } = await world.client.json<One>('/v4/contacts', { method: 'POST', json: { name: 'Never pictured' } });
+    const noImage = await world.client.json<Refusal>(`/v4/contacts/${body.data.id}/image`, { method: 'DELETE' });
     expect(noImage.status).toBe(404);
     expect(noImage.body.error).toEqual({ code: 'not_found', message: 'This contact has no image.' });
 
     for (const path of ['/v4/contacts/2147483647/image', '/v4/contacts/abc/image', '/v4/contacts/0/image']) {
-      const unknown = await client.json<Refusal>(path, { method: 'DELETE' });
+      const unknown = await world.client.json<Refusal>(path, { method: 'DELETE' });
       expect(unknown.status, path).toBe(404);
       expect(unknown.body.error.code, path).toBe('not_found');
     }
-    expect((await client.json<Refusal>('/v4/contacts/2147483647/image', { method: 'DELETE' })).body.error.message).toBe(
-      'No such contact.',
-    );
+    expect(
+      (await world.client.json<Refusal>('/v4/contacts/2147483647/image', { method: 'DELETE' })).body.error.message,
+    ).toBe('No such contact.');
   });
 
   it("refuses another member's contact with 404 and removes nothing", async () => {
-    const owner = await aClient(stack);
+    const owner = await aClient(world.stack);
     const id = await withImage(owner);
     const before = await read(owner, id);
-    const stranger = await aClient(stack);
+    const stranger = await aClient(world.stack);
     const refused = await stranger.json<Refusal>(`/v4/contacts/${id}/image`, { method: 'DELETE' });
     expect(refused.status).toBe(404);
     expect(refused.body.error).toEqual({ code: 'not_found', message: 'No such contact.' });
@@ -234,12 +228,14 @@ describe('DELETE /v4/contacts/{id}/image', () => {
 
   it('answers 412 to a stale If-Match (the contact changed since) and removes nothing; * and the current ETag work', async () => {
     const id = await withImage();
-    const stale = (await read(client, id)).etag;
-    expect((await client.json(`/v4/contacts/${id}`, { method: 'POST', json: { city: 'Bergen' } })).status).toBe(200);
-    const current = await read(client, id);
+    const stale = (await read(world.client, id)).etag;
+    expect((await world.client.json(`/v4/contacts/${id}`, { method: 'POST', json: { city: 'Bergen' } })).status).toBe(
+      200,
+    );
+    const current = await read(world.client, id);
 
     for (const ifMatch of [stale, `W/${current.etag}`, '"nothing-like-it"']) {
-      const refused = await client.json<Refusal>(`/v4/contacts/${id}/image`, {
+      const refused = await world.client.json<Refusal>(`/v4/contacts/${id}/image`, {
         method: 'DELETE',
         headers: { 'if-match': ifMatch },
       });
@@ -247,23 +243,23 @@ describe('DELETE /v4/contacts/{id}/image', () => {
       expect(refused.body.error.code).toBe('precondition_failed');
     }
     expect(await storedImages(id)).toBe(1);
-    expect(await read(client, id)).toEqual(current);
+    expect(await read(world.client, id)).toEqual(current);
 
-    const removed = await client.request(`/v4/contacts/${id}/image`, {
+    const removed = await world.client.request(`/v4/contacts/${id}/image`, {
       method: 'DELETE',
       headers: { 'if-match': `${stale}, ${current.etag}` },
     });
     expect(removed.status).toBe(204);
     const starred = await withImage();
     expect(
-      (await client.request(`/v4/contacts/${starred}/image`, { method: 'DELETE', headers: { 'if-match': '*' } }))
+      (await world.client.request(`/v4/contacts/${starred}/image`, { method: 'DELETE', headers: { 'if-match': '*' } }))
         .status,
     ).toBe(204);
   });
 
   it('needs contacts:write: a read-only token → 403 insufficient_scope, nothing removed', async () => {
     const id = await withImage();
-    const reader = await aClient(stack, { member: client.member, scopes: ['contacts:read'] });
+    const reader = await aClient(world.stack, { member: world.client.member, scopes: ['contacts:read'] });
     const refused = await reader.json<Refusal>(`/v4/contacts/${id}/image`, { method: 'DELETE' });
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('insufficient_scope');

@@ -1,17 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aClient, type Client } from './support/factories';
-import { type Stack, startStack } from './support/servers';
+import { describe, expect, it } from 'vitest';
+import { useStack } from './support/use-stack';
 
 /** RFC 9110 §15.5.6: a 405 names, in Allow, the methods the resource answers. */
 type Failure = { error: { code: string; message: string } };
 
-let stack: Stack;
-let ada: Client;
-beforeAll(async () => {
-  stack = await startStack();
-  ada = await aClient(stack);
-});
-afterAll(async () => stack?.close());
+const world = useStack();
 
 const allowOf = (response: Response) =>
   (response.headers.get('allow') ?? '')
@@ -28,8 +21,8 @@ describe('v4 405 answers', () => {
     ['POST', '/v4/groups', ['GET', 'HEAD']],
     ['PROPFIND', '/v4/business-categories', ['GET', 'HEAD']],
   ])('%s %s → 405 with Allow in the v4 error shape, before any token check', async (method, path, allowed) => {
-    for (const authorization of [`Bearer ${ada.token}`, '']) {
-      const response = await fetch(`${stack.apiUrl}${path}`, {
+    for (const authorization of [`Bearer ${world.client.token}`, '']) {
+      const response = await fetch(`${world.stack.apiUrl}${path}`, {
         method,
         headers: authorization ? { authorization } : {},
       });
@@ -48,7 +41,7 @@ describe('v4 405 answers', () => {
   ])(
     '%s %s → 405 with what that fixed path answers (it is no contact id: it was a 404)',
     async (method, path, allowed) => {
-      const response = await ada.request(path, {
+      const response = await world.client.request(path, {
         method,
         ...(method === 'POST' ? { headers: { 'content-type': 'application/json' }, body: '{}' } : {}),
       });
@@ -59,10 +52,10 @@ describe('v4 405 answers', () => {
   );
 
   it('still answers OPTIONS with the methods, and 404 for what is no contact id', async () => {
-    const options = await ada.request('/v4/contacts/batch', { method: 'OPTIONS' });
+    const options = await world.client.request('/v4/contacts/batch', { method: 'OPTIONS' });
     expect(options.status).toBe(200);
     expect(allowOf(options)).toEqual(['POST']);
-    expect((await ada.request('/v4/contacts/abc')).status).toBe(404);
-    expect((await ada.request('/v4/nothing-here', { method: 'PROPFIND' })).status).toBe(404);
+    expect((await world.client.request('/v4/contacts/abc')).status).toBe(404);
+    expect((await world.client.request('/v4/nothing-here', { method: 'PROPFIND' })).status).toBe(404);
   });
 });

@@ -1,42 +1,35 @@
 import { CONTACTS_API_RESOURCE, SUPPORTED_SCOPES } from '@contacts/auth';
 import { generatePersonalTokenValue } from '@contacts/db';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aClient, type Client } from './support/factories';
-import { type Stack, startStack } from './support/servers';
+import { describe, expect, it } from 'vitest';
+import { useStack } from './support/use-stack';
 
-let stack: Stack;
-let client: Client;
-beforeAll(async () => {
-  stack = await startStack();
-  client = await aClient(stack);
-});
-afterAll(async () => stack?.close());
+const world = useStack();
 
 const withToken = (token: string) =>
-  fetch(`${stack.apiUrl}/v4/contacts`, { headers: { authorization: `Bearer ${token}` } });
+  fetch(`${world.stack.apiUrl}/v4/contacts`, { headers: { authorization: `Bearer ${token}` } });
 
 /** The same token with its last checksum character changed. */
 const withBadChecksum = (token: string) => `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`;
 
 describe('personal tokens that identify themselves', () => {
   it('accepts a new personal token (prefix and checksum)', async () => {
-    expect(client.token).toMatch(/^mct_[0-9A-Za-z]{46}$/);
-    expect((await withToken(client.token)).status).toBe(200);
+    expect(world.client.token).toMatch(/^mct_[0-9A-Za-z]{46}$/);
+    expect((await withToken(world.client.token)).status).toBe(200);
   });
 
   it('still accepts a token in the old format (no prefix)', async () => {
-    const created = await stack.auth.personalTokens.create(client.member.id, {
+    const created = await world.stack.auth.personalTokens.create(world.client.member.id, {
       name: 'old',
       scopes: ['contacts:read'],
     });
     // A token issued before the format existed: its value is whatever oidc-provider drew.
-    const legacy = new stack.auth.provider.AccessToken({
-      accountId: String(client.member.id),
-      client: (await stack.auth.provider.Client.find('personal-access-tokens')) as never,
+    const legacy = new world.stack.auth.provider.AccessToken({
+      accountId: String(world.client.member.id),
+      client: (await world.stack.auth.provider.Client.find('personal-access-tokens')) as never,
       scope: 'contacts:read',
       gty: 'personal_access_token',
       expiresIn: 3600,
-      resourceServer: new stack.auth.provider.ResourceServer(CONTACTS_API_RESOURCE, {
+      resourceServer: new world.stack.auth.provider.ResourceServer(CONTACTS_API_RESOURCE, {
         scope: SUPPORTED_SCOPES.join(' '),
         accessTokenFormat: 'opaque',
       }),
@@ -48,11 +41,11 @@ describe('personal tokens that identify themselves', () => {
   });
 
   it('refuses a wrong checksum without asking the authorization server', async () => {
-    await stack.stopAuth();
+    await world.stack.stopAuth();
     // With the authorization server down, a well-formed unknown token cannot be checked (503)…
     expect((await withToken(generatePersonalTokenValue())).status).toBe(503);
     // …but one whose checksum is wrong is refused at once, no introspection needed.
-    const refused = await withToken(withBadChecksum(client.token));
+    const refused = await withToken(withBadChecksum(world.client.token));
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
     expect(await refused.json()).toEqual({ error: { code: 'unauthorized', message: expect.any(String) } });

@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { aClient, aContact, aMember } from './support/factories';
-import { type Stack, startStack } from './support/servers';
+import { useStack } from './support/use-stack';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => stack?.close());
+const world = useStack({ client: false });
 
 describe('races', () => {
   it("refuses every request that starts after a personal token's revocation returned, while it is in heavy parallel use", async () => {
     for (let round = 0; round < 3; round++) {
-      const client = await aClient(stack);
+      const client = await aClient(world.stack);
       // Warm the cache: the interesting case is a cached token.
       expect((await client.json('/v4/contacts?limit=1')).status).toBe(200);
       const outcomes: Array<{ startedAt: number; status: number }> = [];
@@ -27,7 +23,7 @@ describe('races', () => {
       };
       const workers = Array.from({ length: 12 }, worker);
       await new Promise((resolve) => setTimeout(resolve, 150 + round * 50));
-      await stack.auth.personalTokens.revoke(client.member.id, client.tokenId);
+      await world.stack.auth.personalTokens.revoke(client.member.id, client.tokenId);
       revokedAt = performance.now();
       await new Promise((resolve) => setTimeout(resolve, 300));
       stop = true;
@@ -47,12 +43,12 @@ describe('races', () => {
   });
 
   it('counts each contact exactly once across parallel bulk deletes of overlapping id sets', async () => {
-    const client = await aClient(stack);
-    const other = await aMember(stack.db);
+    const client = await aClient(world.stack);
+    const other = await aMember(world.stack.db);
     for (let round = 0; round < 5; round++) {
       const ids: number[] = [];
-      for (let i = 0; i < 40; i++) ids.push(await aContact(stack.db, client.member));
-      const foreign = await aContact(stack.db, other);
+      for (let i = 0; i < 40; i++) ids.push(await aContact(world.stack.db, client.member));
+      const foreign = await aContact(world.stack.db, other);
       // Twelve requests, each with a random half of the ids (plus another member's contact, which is skipped).
       const sets = Array.from({ length: 12 }, () => [...ids.filter(() => Math.random() < 0.5), foreign]);
       sets.push([...ids]);
@@ -68,15 +64,15 @@ describe('races', () => {
       const deleted = responses.flatMap((response) => response.body.data.deleted_ids);
       expect(responses.reduce((sum, response) => sum + response.body.deleted_count, 0)).toBe(ids.length);
       expect([...deleted].sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
-      expect(await stack.db('contacts').whereIn('id', ids).count({ n: '*' }).first()).toEqual({ n: 0 });
-      expect(await stack.db('contacts').where({ id: foreign }).first()).toMatchObject({ id: foreign });
+      expect(await world.stack.db('contacts').whereIn('id', ids).count({ n: '*' }).first()).toEqual({ n: 0 });
+      expect(await world.stack.db('contacts').where({ id: foreign }).first()).toMatchObject({ id: foreign });
     }
   });
 
   it('deletes a contact once when v3 and v4 deletes race for it: one 200 success, the rest 404 or skipped', async () => {
-    const client = await aClient(stack);
+    const client = await aClient(world.stack);
     for (let round = 0; round < 5; round++) {
-      const id = await aContact(stack.db, client.member);
+      const id = await aContact(world.stack.db, client.member);
       const [v4a, v4b, v3a, v3b] = await Promise.all([
         client.json<{ deleted_count: number }>('/v4/contacts', { method: 'DELETE', json: { contact_ids: [id] } }),
         client.json<{ deleted_count: number }>('/v4/contacts', { method: 'DELETE', json: { contact_ids: [id] } }),

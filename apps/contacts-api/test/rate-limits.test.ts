@@ -5,23 +5,20 @@ import { loadAuthConfig } from '@contacts/auth';
 import { createLogger } from '@contacts/config';
 import { DEFAULT_FLUSH_INTERVAL_MS, tokenHash } from '@contacts/db';
 import { connectTestRedis, TEST_RATE_LIMIT_WINDOW_SECONDS, TEST_REDIS_URL } from '@contacts/db/testing';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createContactsApi } from '../src/index';
 import { V3_DEPRECATED_AT } from '../src/routes/v3/deprecation';
 import { aClient } from './support/factories';
-import { type Stack, startStack } from './support/servers';
+import { startStack } from './support/servers';
+import { useStack } from './support/use-stack';
 
 /** The API's per-token rate limit, with a small limit (API_RATE_LIMIT=5 per 60 s). */
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack({ apiRateLimit: { points: 5, duration: TEST_RATE_LIMIT_WINDOW_SECONDS } });
-});
-afterAll(async () => stack?.close());
+const world = useStack({ apiRateLimit: { points: 5, duration: TEST_RATE_LIMIT_WINDOW_SECONDS }, client: false });
 
 describe('rate limit per token', () => {
   it("counts authenticated requests per token, with RateLimit-* headers, then answers 429 with Retry-After in each version's shape", async () => {
-    const client = await aClient(stack);
-    const other = await aClient(stack);
+    const client = await aClient(world.stack);
+    const other = await aClient(world.stack);
     for (let n = 1; n <= 5; n++) {
       const { status, response } = await client.json(n % 2 ? '/v4/contacts' : '/v3/contacts');
       expect(status).toBe(200);
@@ -44,13 +41,13 @@ describe('rate limit per token', () => {
     expect(Number(v3.response.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(v3.response.headers.get('deprecation')).toBe(`@${V3_DEPRECATED_AT.getTime() / 1000}`);
     // Nothing was written by the refused request.
-    expect(await stack.db('contacts').where({ owner_id: client.member.id }).count({ n: '*' }).first()).toEqual({
+    expect(await world.stack.db('contacts').where({ owner_id: client.member.id }).count({ n: '*' }).first()).toEqual({
       n: 0,
     });
 
     // Another token is counted on its own; an unauthenticated request is not counted at all.
     expect((await other.json('/v4/contacts')).response.headers.get('ratelimit-remaining')).toBe('4');
-    const anonymous = await fetch(`${stack.apiUrl}/v4/contacts`);
+    const anonymous = await fetch(`${world.stack.apiUrl}/v4/contacts`);
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('ratelimit-limit')).toBeNull();
   });
@@ -58,12 +55,12 @@ describe('rate limit per token', () => {
   it('shares the count between replicas through PostgreSQL at each flush, and stores no token value', async () => {
     const authConfig = await loadAuthConfig({ NODE_ENV: 'test', DATA_DIR: '/tmp/contacts-api-test-auth' }, { port: 0 });
     const replica = await createContactsApi({
-      db: stack.db,
+      db: world.stack.db,
       config: {
         port: 0,
         publicUrl: 'http://replica.test',
-        authUrl: stack.authUrl,
-        authInternalUrl: stack.authUrl,
+        authUrl: world.stack.authUrl,
+        authInternalUrl: world.stack.authUrl,
         introspectionClientId: authConfig.secrets.introspectionClientId,
         introspectionClientSecret: authConfig.secrets.introspectionClientSecret,
         apiRateLimit: { points: 5, duration: TEST_RATE_LIMIT_WINDOW_SECONDS },
@@ -74,12 +71,12 @@ describe('rate limit per token', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const replicaUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      const client = await aClient(stack);
+      const client = await aClient(world.stack);
       const viaReplica = (path: string) =>
         fetch(`${replicaUrl}${path}`, { headers: { authorization: `Bearer ${client.token}` } });
       const storedCount = async () =>
         (
-          await stack
+          await world.stack
             .db('rate_limits')
             .where({ key: `api_token:${tokenHash(client.token)}` })
             .first()
@@ -103,7 +100,7 @@ describe('rate limit per token', () => {
       expect((await client.json('/v4/contacts')).status).toBe(429);
       expect(await storedCount()).toBeLessThanOrEqual(6);
 
-      const keys = (await stack.db('rate_limits').select('key')).map((row: { key: string }) => row.key);
+      const keys = (await world.stack.db('rate_limits').select('key')).map((row: { key: string }) => row.key);
       expect(keys.some((key) => key.startsWith('api_token:'))).toBe(true);
       expect(keys.some((key) => key.includes(client.token))).toBe(false);
     } finally {

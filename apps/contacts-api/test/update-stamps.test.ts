@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { aCategory, aClient, aContact, type Client, JPEG, multipart, PNG } from './support/factories';
-import { type Stack, startStack } from './support/servers';
+import { useStack } from './support/use-stack';
 
 /** updated_at as the writes order a contact's states, and updates that change nothing writing nothing. */
 interface Contact {
@@ -13,11 +13,7 @@ type One = { data: Contact };
 type Page = { data: Contact[]; deleted: number[]; meta: { next_cursor: string | null; sync_token?: string } };
 type Failure = { error: { code: string; fields?: Record<string, string[]> } };
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => stack?.close());
+const world = useStack({ client: false });
 
 /**
  * Runs `write` while another transaction holds what the write needs (a row lock, an advisory
@@ -29,7 +25,7 @@ async function whileHeld<T, M>(
   write: () => Promise<T>,
   meanwhile: () => Promise<M>,
 ): Promise<[T, M]> {
-  const holder = await stack.db.transaction();
+  const holder = await world.stack.db.transaction();
   try {
     const { rows } = await holder.raw<{ rows: Array<{ pid: number }> }>('select pg_backend_pid() as pid');
     const pid = rows[0]!.pid;
@@ -37,7 +33,7 @@ async function whileHeld<T, M>(
     const written = write();
     const started = Date.now();
     for (;;) {
-      const waiting = await stack.db.raw<{ rows: Array<{ n: number }> }>(
+      const waiting = await world.stack.db.raw<{ rows: Array<{ n: number }> }>(
         'select count(*)::int as n from pg_stat_activity where ? = any(pg_blocking_pids(pid))',
         [pid],
       );
@@ -53,7 +49,7 @@ async function whileHeld<T, M>(
   }
 }
 
-const rowOf = (id: number) => stack.db('contacts').where({ id }).first('updated_at', 'xid');
+const rowOf = (id: number) => world.stack.db('contacts').where({ id }).first('updated_at', 'xid');
 const update = (client: Client, id: number, json: unknown, headers: Record<string, string> = {}) =>
   client.json<One & Failure>(`/v4/contacts/${id}`, { method: 'POST', json, headers });
 
@@ -67,10 +63,10 @@ const changesSince = async (client: Client, token: string) =>
 
 describe('updated_at follows the order of the writes', () => {
   it('stamps a batch update with the time of its write, after a single update that committed while the batch waited', async () => {
-    const client = await aClient(stack);
+    const client = await aClient(world.stack);
     const others: number[] = [];
-    for (let index = 0; index < 5; index += 1) others.push(await aContact(stack.db, client.member));
-    const x = await aContact(stack.db, client.member, { name: 'X' });
+    for (let index = 0; index < 5; index += 1) others.push(await aContact(world.stack.db, client.member));
+    const x = await aContact(world.stack.db, client.member, { name: 'X' });
     const [batched, single] = await whileHeld(
       // The batch waits on its first contact, in its transaction (begun before the single update).
       (holder) => holder('contacts').where({ id: others[0] }).forUpdate().first('id'),
@@ -104,8 +100,8 @@ describe('updated_at follows the order of the writes', () => {
   });
 
   it("stamps v3's upsert by e-mail with the time of its write too", async () => {
-    const client = await aClient(stack);
-    const x = await aContact(stack.db, client.member, { name: 'X', email: 'upsert-stamp@example.test' });
+    const client = await aClient(world.stack);
+    const x = await aContact(world.stack.db, client.member, { name: 'X', email: 'upsert-stamp@example.test' });
     const [upserted, single] = await whileHeld(
       // The upsert's transaction waits on its (member, e-mail) lock before it writes the row.
       (holder) =>
@@ -129,8 +125,8 @@ describe('updated_at follows the order of the writes', () => {
 
 describe('an update that changes nothing writes nothing', () => {
   it('keeps updated_at, the ETag and the change feed as they were for {} and for the stored values (v4)', async () => {
-    const client = await aClient(stack);
-    const category = await aCategory(stack.db);
+    const client = await aClient(world.stack);
+    const category = await aCategory(world.stack.db);
     const created = await client.json<One>('/v4/contacts', {
       method: 'POST',
       json: {
@@ -172,9 +168,9 @@ describe('an update that changes nothing writes nothing', () => {
   });
 
   it('answers 404, 412 and 422 for a change-nothing update as before, writing nothing', async () => {
-    const client = await aClient(stack);
-    const other = await aClient(stack);
-    const id = await aContact(stack.db, client.member, { name: 'Guarded' });
+    const client = await aClient(world.stack);
+    const other = await aClient(world.stack);
+    const id = await aContact(world.stack.db, client.member, { name: 'Guarded' });
     const before = await rowOf(id);
     expect((await update(client, 2_000_000_000, {})).status).toBe(404);
     expect((await update(other, id, {})).status).toBe(404);
@@ -189,7 +185,7 @@ describe('an update that changes nothing writes nothing', () => {
   });
 
   it('keeps the contact as it was for a batch update, a v3 PATCH and a v3 upsert that change nothing', async () => {
-    const client = await aClient(stack);
+    const client = await aClient(world.stack);
     const created = await client.json<One>('/v4/contacts', {
       method: 'POST',
       json: { name: 'Same', email: 'same@example.test', address: '1 Main St', zipcode: '0150' },
@@ -226,7 +222,7 @@ describe('an update that changes nothing writes nothing', () => {
   });
 
   it('counts the same image sent again as no change, and another image as one', async () => {
-    const client = await aClient(stack);
+    const client = await aClient(world.stack);
     const created = await client.request('/v4/contacts', {
       method: 'POST',
       body: multipart({ name: 'Pictured' }, { bytes: PNG, filename: 'a.png', type: 'image/png' }),

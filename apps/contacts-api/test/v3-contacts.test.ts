@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { aCategory, aClient, aContact, aGroup, aMember, type Client, JPEG, multipart, PNG } from './support/factories';
-import { type Stack, startStack } from './support/servers';
+import { useStack } from './support/use-stack';
 
 /** /v3/contacts (deprecated): exact shapes and every rule, against real PostgreSQL and a real auth server. */
 type ContactV3 = Record<string, unknown> & { id: number };
@@ -32,13 +32,7 @@ const TIMESTAMP = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/;
 /** The row's timestamp as v3 must print it: UTC, to the second. */
 const v3Time = (date: Date) => date.toISOString().slice(0, 19).replace('T', ' ');
 
-let stack: Stack;
-let ada: Client;
-beforeAll(async () => {
-  stack = await startStack();
-  ada = await aClient(stack);
-});
-afterAll(async () => stack?.close());
+const world = useStack();
 
 async function postForm(client: Client, path: string, fields: Record<string, string>, method = 'POST') {
   const response = await client.request(path, { method, body: new URLSearchParams(fields) });
@@ -47,10 +41,10 @@ async function postForm(client: Client, path: string, fields: Record<string, str
 
 describe('POST /v3/contacts: the golden create answer', () => {
   it('answers 201 with every key in the published order, types and formats exact (form parameters)', async () => {
-    const category = await aCategory(stack.db);
-    const referrer = await aMember(stack.db);
-    const group = await aGroup(stack.db, [ada.member]);
-    const { status, body } = await postForm(ada, '/v3/contacts', {
+    const category = await aCategory(world.stack.db);
+    const referrer = await aMember(world.stack.db);
+    const group = await aGroup(world.stack.db, [world.client.member]);
+    const { status, body } = await postForm(world.client, '/v3/contacts', {
       name: 'Grace Hopper',
       email: 'grace@example.com',
       company_name: 'Navy',
@@ -69,7 +63,7 @@ describe('POST /v3/contacts: the golden create answer', () => {
     });
     expect(status).toBe(201);
     expect(Object.keys(body)).toEqual(KEYS_WITH_OWNER);
-    const row = await stack.db('contacts').where({ id: body.id }).first();
+    const row = await world.stack.db('contacts').where({ id: body.id }).first();
     expect(body).toStrictEqual({
       id: row!.id,
       name: 'Grace Hopper',
@@ -87,7 +81,7 @@ describe('POST /v3/contacts: the golden create answer', () => {
       referrer_id: referrer.id,
       referrer_name: referrer.name,
       group_id: String(group.id),
-      user_id: ada.member.id,
+      user_id: world.client.member.id,
       created_at: v3Time(row!.created_at),
       updated_at: v3Time(row!.updated_at),
     });
@@ -99,7 +93,10 @@ describe('POST /v3/contacts: the golden create answer', () => {
   });
 
   it('answers the minimal contact with "" for email, address parts joined as three spaces, names and group', async () => {
-    const { status, body } = await ada.json<ContactV3>('/v3/contacts', { method: 'POST', json: { name: 'Minimal' } });
+    const { status, body } = await world.client.json<ContactV3>('/v3/contacts', {
+      method: 'POST',
+      json: { name: 'Minimal' },
+    });
     expect(status).toBe(201);
     expect(Object.keys(body)).toEqual(KEYS_WITH_OWNER);
     expect(body).toMatchObject({
@@ -118,25 +115,25 @@ describe('POST /v3/contacts: the golden create answer', () => {
       referrer_id: null,
       referrer_name: '',
       group_id: '',
-      user_id: ada.member.id,
+      user_id: world.client.member.id,
     });
     expect(body.address).toBe('   ');
     expect(body.updated_at).toMatch(TIMESTAMP);
   });
 
   it('accepts multipart/form-data with an image, and refuses a file that is not JPEG or PNG (422)', async () => {
-    const response = await ada.request('/v3/contacts', {
+    const response = await world.client.request('/v3/contacts', {
       method: 'POST',
       body: multipart({ name: 'Pictured', city: 'Oslo' }, { bytes: PNG, filename: 'a.png', type: 'image/png' }),
     });
     expect(response.status).toBe(201);
     const body = (await response.json()) as ContactV3;
     expect(body.address).toBe(' Oslo  ');
-    expect(await stack.db('contact_images').where({ contact_id: body.id }).first()).toMatchObject({
+    expect(await world.stack.db('contact_images').where({ contact_id: body.id }).first()).toMatchObject({
       content_type: 'image/png',
     });
 
-    const refused = await ada.request('/v3/contacts', {
+    const refused = await world.client.request('/v3/contacts', {
       method: 'POST',
       body: multipart(
         { name: 'Not a picture' },
@@ -148,7 +145,7 @@ describe('POST /v3/contacts: the golden create answer', () => {
   });
 
   it('takes `street` over `address` when both are sent (a v3 object sent back keeps its street)', async () => {
-    const { body } = await ada.json<ContactV3>('/v3/contacts', {
+    const { body } = await world.client.json<ContactV3>('/v3/contacts', {
       method: 'POST',
       json: { name: 'Both', street: '2 Side St', address: '2 Side St Paris  ', city: 'Paris' },
     });
@@ -158,7 +155,7 @@ describe('POST /v3/contacts: the golden create answer', () => {
 
 describe('POST /v3/contacts: upsert by e-mail', () => {
   it('updates the contact with the same e-mail (any case) instead: 200, same id, user_id, unsent fields kept', async () => {
-    const owner = await aClient(stack);
+    const owner = await aClient(world.stack);
     const first = await postForm(owner, '/v3/contacts', { name: 'First', email: 'Up@Example.com', city: 'Rome' });
     expect(first.status).toBe(201);
     const second = await postForm(owner, '/v3/contacts', { name: 'Second', email: 'up@example.com', state: 'LZ' });
@@ -172,12 +169,12 @@ describe('POST /v3/contacts: upsert by e-mail', () => {
       state: 'LZ',
       user_id: owner.member.id,
     });
-    expect(await stack.db('contacts').where({ owner_id: owner.member.id })).toHaveLength(1);
+    expect(await world.stack.db('contacts').where({ owner_id: owner.member.id })).toHaveLength(1);
   });
 
   it("does not update another member's contact with that e-mail: each member has their own address book", async () => {
-    const one = await aClient(stack);
-    const two = await aClient(stack);
+    const one = await aClient(world.stack);
+    const two = await aClient(world.stack);
     const a = await postForm(one, '/v3/contacts', { name: 'Mine', email: 'shared@example.com' });
     const b = await postForm(two, '/v3/contacts', { name: 'Also mine', email: 'shared@example.com' });
     expect([a.status, b.status]).toEqual([201, 201]);
@@ -186,7 +183,7 @@ describe('POST /v3/contacts: upsert by e-mail', () => {
   });
 
   it('is race-free: 20 parallel POSTs with one new e-mail leave exactly one contact', async () => {
-    const racer = await aClient(stack);
+    const racer = await aClient(world.stack);
     const responses = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         i % 2
@@ -202,15 +199,18 @@ describe('POST /v3/contacts: upsert by e-mail', () => {
     expect(responses.filter((response) => response.status === 201)).toHaveLength(1);
     expect(responses.filter((response) => response.status === 200)).toHaveLength(19);
     expect(new Set(responses.map((response) => response.body.id)).size).toBe(1);
-    expect(await stack.db('contacts').where({ owner_id: racer.member.id })).toHaveLength(1);
+    expect(await world.stack.db('contacts').where({ owner_id: racer.member.id })).toHaveLength(1);
   });
 });
 
 describe('POST /v3/contacts: references', () => {
   it('puts the contact in a group the caller belongs to, where the other members see it', async () => {
-    const friend = await aClient(stack);
-    const group = await aGroup(stack.db, [ada.member, friend.member]);
-    const { status, body } = await postForm(ada, '/v3/contacts', { name: 'Guest', group_id: String(group.id) });
+    const friend = await aClient(world.stack);
+    const group = await aGroup(world.stack.db, [world.client.member, friend.member]);
+    const { status, body } = await postForm(world.client, '/v3/contacts', {
+      name: 'Guest',
+      group_id: String(group.id),
+    });
     expect(status).toBe(201);
     expect(body.group_id).toBe(String(group.id));
     const guests = await friend.json<{ data: Array<{ id: number }> }>(`/v4/groups/${group.id}/guests`);
@@ -218,31 +218,34 @@ describe('POST /v3/contacts: references', () => {
   });
 
   it('refuses a group the caller does not belong to with 403 {"message"}, storing nothing', async () => {
-    const foreign = await aGroup(stack.db, [await aMember(stack.db)]);
-    const { status, body } = await postForm(ada, '/v3/contacts', {
+    const foreign = await aGroup(world.stack.db, [await aMember(world.stack.db)]);
+    const { status, body } = await postForm(world.client, '/v3/contacts', {
       name: 'Refused guest',
       email: 'refused-guest@example.com',
       group_id: String(foreign.id),
     });
     expect(status).toBe(403);
     expect(body).toEqual({ message: 'You are not a member of this group.' });
-    expect(await stack.db('contacts').where({ name: 'Refused guest' })).toHaveLength(0);
+    expect(await world.stack.db('contacts').where({ name: 'Refused guest' })).toHaveLength(0);
   });
 
   it('refuses an unknown referrer_id, group_id or business_category_id with 422', async () => {
     for (const field of ['referrer_id', 'group_id', 'business_category_id']) {
-      const { status, body } = await postForm(ada, '/v3/contacts', { name: 'Dangling', [field]: '2000000000' });
+      const { status, body } = await postForm(world.client, '/v3/contacts', {
+        name: 'Dangling',
+        [field]: '2000000000',
+      });
       expect(status, field).toBe(422);
       expect(Object.keys(body)).toEqual(['message', 'errors']);
       expect(Object.keys(body.errors)).toEqual([field]);
       expect(body.message).toBe(body.errors[field]![0]);
     }
-    expect(await stack.db('contacts').where({ name: 'Dangling' })).toHaveLength(0);
+    expect(await world.stack.db('contacts').where({ name: 'Dangling' })).toHaveLength(0);
   });
 
   it("shows the referring member's name", async () => {
-    const referrer = await aMember(stack.db);
-    const { body } = await ada.json<ContactV3>('/v3/contacts', {
+    const referrer = await aMember(world.stack.db);
+    const { body } = await world.client.json<ContactV3>('/v3/contacts', {
       method: 'POST',
       json: { name: 'Referred', referrer_id: referrer.id },
     });
@@ -268,7 +271,7 @@ describe('POST /v3/contacts: validation (Laravel bodies)', () => {
     [{ name: 'A', group_id: '-3' }, 'group_id'],
     [{ name: 'A', street: 'x'.repeat(256) }, 'street'],
   ])('refuses %j with 422 {"message", "errors": {%s}}', async (input, field) => {
-    const { status, body } = await ada.json<Laravel422>('/v3/contacts', { method: 'POST', json: input });
+    const { status, body } = await world.client.json<Laravel422>('/v3/contacts', { method: 'POST', json: input });
     expect(status).toBe(422);
     expect(Object.keys(body)).toEqual(['message', 'errors']);
     expect(Object.keys(body.errors)).toEqual([field]);
@@ -277,7 +280,7 @@ describe('POST /v3/contacts: validation (Laravel bodies)', () => {
   });
 
   it('summarises several problems as Laravel does: the first message "(and N more errors)"', async () => {
-    const { status, body } = await ada.json<Laravel422>('/v3/contacts', {
+    const { status, body } = await world.client.json<Laravel422>('/v3/contacts', {
       method: 'POST',
       json: { email: 'nope', zipcode: '1234567' },
     });
@@ -295,9 +298,13 @@ describe('POST /v3/contacts: validation (Laravel bodies)', () => {
 
 describe('PATCH /v3/contacts/{id}', () => {
   it('changes only the fields sent and answers the v3 object without user_id', async () => {
-    const created = await postForm(ada, '/v3/contacts', { name: 'Patchy', email: 'patchy@example.com', city: 'Bern' });
+    const created = await postForm(world.client, '/v3/contacts', {
+      name: 'Patchy',
+      email: 'patchy@example.com',
+      city: 'Bern',
+    });
     const { status, body } = await postForm(
-      ada,
+      world.client,
       `/v3/contacts/${created.body.id}`,
       { city: '', zipcode: '3000', address: 'Gasse 1' },
       'PATCH',
@@ -313,89 +320,97 @@ describe('PATCH /v3/contacts/{id}', () => {
       zipcode: '3000',
       address: 'Gasse 1   3000',
     });
-    const row = await stack.db('contacts').where({ id: created.body.id }).first();
+    const row = await world.stack.db('contacts').where({ id: created.body.id }).first();
     expect(body.updated_at).toBe(v3Time(row!.updated_at));
   });
 
   it('accepts JSON and multipart (with an image)', async () => {
-    const { id } = (await postForm(ada, '/v3/contacts', { name: 'Formats' })).body;
-    const json = await ada.json<ContactV3>(`/v3/contacts/${id}`, { method: 'PATCH', json: { state: 'TI' } });
+    const { id } = (await postForm(world.client, '/v3/contacts', { name: 'Formats' })).body;
+    const json = await world.client.json<ContactV3>(`/v3/contacts/${id}`, { method: 'PATCH', json: { state: 'TI' } });
     expect(json.body.state).toBe('TI');
-    const form = await ada.request(`/v3/contacts/${id}`, {
+    const form = await world.client.request(`/v3/contacts/${id}`, {
       method: 'PATCH',
       body: multipart({ work_number: '123' }, { bytes: JPEG, filename: 'a.jpg', type: 'image/jpeg' }),
     });
     expect(form.status).toBe(200);
     expect(((await form.json()) as ContactV3).work_number).toBe('123');
-    expect((await stack.db('contact_images').where({ contact_id: id }).first())!.content_type).toBe('image/jpeg');
+    expect((await world.stack.db('contact_images').where({ contact_id: id }).first())!.content_type).toBe('image/jpeg');
   });
 
   it("refuses an e-mail another of the caller's contacts holds, with the exact Laravel body", async () => {
-    await postForm(ada, '/v3/contacts', { name: 'Holder', email: 'taken@example.com' });
-    const { id } = (await postForm(ada, '/v3/contacts', { name: 'Wants it' })).body;
-    const { status, body } = await postForm(ada, `/v3/contacts/${id}`, { email: 'TAKEN@example.com' }, 'PATCH');
+    await postForm(world.client, '/v3/contacts', { name: 'Holder', email: 'taken@example.com' });
+    const { id } = (await postForm(world.client, '/v3/contacts', { name: 'Wants it' })).body;
+    const { status, body } = await postForm(
+      world.client,
+      `/v3/contacts/${id}`,
+      { email: 'TAKEN@example.com' },
+      'PATCH',
+    );
     expect(status).toBe(422);
     expect(JSON.stringify(body)).toBe(
       '{"message":"The email has already been taken.","errors":{"email":["The email has already been taken."]}}',
     );
     // Its own e-mail, in another case, is not a conflict.
-    const same = await postForm(ada, `/v3/contacts/${id}`, { email: 'mine@example.com' }, 'PATCH');
-    expect((await postForm(ada, `/v3/contacts/${id}`, { email: 'MINE@example.com' }, 'PATCH')).status).toBe(200);
+    const same = await postForm(world.client, `/v3/contacts/${id}`, { email: 'mine@example.com' }, 'PATCH');
+    expect((await postForm(world.client, `/v3/contacts/${id}`, { email: 'MINE@example.com' }, 'PATCH')).status).toBe(
+      200,
+    );
     expect(same.status).toBe(200);
   });
 
   it('refuses a join_date PostgreSQL cannot store (year 0000) with 422, keeping the stored one', async () => {
-    const { id } = (await postForm(ada, '/v3/contacts', { name: 'Dated v3', join_date: '2020-01-01' })).body;
+    const { id } = (await postForm(world.client, '/v3/contacts', { name: 'Dated v3', join_date: '2020-01-01' })).body;
     for (const join_date of ['0000-01-01', '0000-02-29']) {
-      const { status, body } = await postForm(ada, `/v3/contacts/${id}`, { join_date }, 'PATCH');
+      const { status, body } = await postForm(world.client, `/v3/contacts/${id}`, { join_date }, 'PATCH');
       expect(status, join_date).toBe(422);
       expect(Object.keys(body.errors)).toEqual(['join_date']);
     }
-    expect((await stack.db('contacts').where({ id }).first())?.join_date).toBe('2020-01-01');
+    expect((await world.stack.db('contacts').where({ id }).first())?.join_date).toBe('2020-01-01');
   });
 
   it('never empties the name (422), and clears a referrer sent empty', async () => {
-    const referrer = await aMember(stack.db);
-    const { id } = (await postForm(ada, '/v3/contacts', { name: 'Named', referrer_id: String(referrer.id) })).body;
-    expect((await postForm(ada, `/v3/contacts/${id}`, { name: '' }, 'PATCH')).status).toBe(422);
-    const cleared = await postForm(ada, `/v3/contacts/${id}`, { referrer_id: '' }, 'PATCH');
+    const referrer = await aMember(world.stack.db);
+    const { id } = (await postForm(world.client, '/v3/contacts', { name: 'Named', referrer_id: String(referrer.id) }))
+      .body;
+    expect((await postForm(world.client, `/v3/contacts/${id}`, { name: '' }, 'PATCH')).status).toBe(422);
+    const cleared = await postForm(world.client, `/v3/contacts/${id}`, { referrer_id: '' }, 'PATCH');
     expect(cleared.body).toMatchObject({ name: 'Named', referrer_id: null, referrer_name: '' });
   });
 
   it('answers 404 {"message"} for another member\'s contact, a missing one and a non-numeric id', async () => {
-    const theirs = await aContact(stack.db, await aMember(stack.db));
+    const theirs = await aContact(world.stack.db, await aMember(world.stack.db));
     for (const id of [theirs, 2_000_000_000, 'abc']) {
-      const { status, body } = await postForm(ada, `/v3/contacts/${id}`, { name: 'Hijack' }, 'PATCH');
+      const { status, body } = await postForm(world.client, `/v3/contacts/${id}`, { name: 'Hijack' }, 'PATCH');
       expect(status, String(id)).toBe(404);
       expect(Object.keys(body)).toEqual(['message']);
     }
-    expect((await stack.db('contacts').where({ id: theirs }).first())!.name).not.toBe('Hijack');
+    expect((await world.stack.db('contacts').where({ id: theirs }).first())!.name).not.toBe('Hijack');
   });
 
   it('is also reachable as POST with _method=PATCH (Laravel method spoofing)', async () => {
-    const { id } = (await postForm(ada, '/v3/contacts', { name: 'Spoofed' })).body;
-    const { status, body } = await postForm(ada, `/v3/contacts/${id}`, { _method: 'PATCH', city: 'Graz' });
+    const { id } = (await postForm(world.client, '/v3/contacts', { name: 'Spoofed' })).body;
+    const { status, body } = await postForm(world.client, `/v3/contacts/${id}`, { _method: 'PATCH', city: 'Graz' });
     expect(status).toBe(200);
     expect(Object.keys(body)).toEqual(KEYS);
     expect(body.city).toBe('Graz');
-    expect((await postForm(ada, `/v3/contacts/${id}`, { city: 'Linz' })).status).toBe(405);
+    expect((await postForm(world.client, `/v3/contacts/${id}`, { city: 'Linz' })).status).toBe(405);
   });
 });
 
 describe('DELETE /v3/contacts/{id}', () => {
   it('deletes for the creator: 200 {"message":"success"}', async () => {
-    const { id } = (await postForm(ada, '/v3/contacts', { name: 'Doomed' })).body;
-    const response = await ada.request(`/v3/contacts/${id}`, { method: 'DELETE' });
+    const { id } = (await postForm(world.client, '/v3/contacts', { name: 'Doomed' })).body;
+    const response = await world.client.request(`/v3/contacts/${id}`, { method: 'DELETE' });
     expect(response.status).toBe(200);
     expect(await response.text()).toBe('{"message":"success"}');
-    expect(await stack.db('contacts').where({ id })).toHaveLength(0);
+    expect(await world.stack.db('contacts').where({ id })).toHaveLength(0);
   });
 
   it('refuses a group guest the caller did not create (403) and one they cannot see (404)', async () => {
-    const creator = await aClient(stack);
-    const friend = await aClient(stack);
-    const stranger = await aClient(stack);
-    const group = await aGroup(stack.db, [creator.member, friend.member]);
+    const creator = await aClient(world.stack);
+    const friend = await aClient(world.stack);
+    const stranger = await aClient(world.stack);
+    const group = await aGroup(world.stack.db, [creator.member, friend.member]);
     const guest = (await postForm(creator, '/v3/contacts', { name: 'Guest', group_id: String(group.id) })).body.id;
 
     const forbidden = await friend.json(`/v3/contacts/${guest}`, { method: 'DELETE' });
@@ -405,7 +420,7 @@ describe('DELETE /v3/contacts/{id}', () => {
     expect(hidden.status).toBe(404);
     expect(hidden.body).toEqual({ message: 'No such contact.' });
     expect((await friend.json('/v3/contacts/2000000000', { method: 'DELETE' })).status).toBe(404);
-    expect(await stack.db('contacts').where({ id: guest })).toHaveLength(1);
+    expect(await world.stack.db('contacts').where({ id: guest })).toHaveLength(1);
 
     // POST with _method=DELETE follows the same rule.
     expect((await postForm(friend, `/v3/contacts/${guest}`, { _method: 'DELETE' })).status).toBe(403);
@@ -419,22 +434,22 @@ describe('GET /v3/contacts and GET /v3/contacts/{offset}/{limit}', () => {
   let lister: Client;
   let full: ContactV3[];
   beforeAll(async () => {
-    lister = await aClient(stack);
-    const group = await aGroup(stack.db, [lister.member]);
+    lister = await aClient(world.stack);
+    const group = await aGroup(world.stack.db, [lister.member]);
     for (let i = 0; i < 23; i++) {
-      await aContact(stack.db, lister.member, {
+      await aContact(world.stack.db, lister.member, {
         name: `Listed ${i}`,
         ...(i % 3 === 0 ? { group_id: group.id, city: 'Kyiv' } : {}),
       });
     }
     // Someone else's contact, even a guest of the lister's group, is not in the lister's list.
-    const friend = await aMember(stack.db);
-    await aContact(stack.db, friend, { name: 'Friend guest', group_id: group.id });
+    const friend = await aMember(world.stack.db);
+    await aContact(world.stack.db, friend, { name: 'Friend guest', group_id: group.id });
     full = (await lister.json<ContactV3[]>('/v3/contacts')).body;
   });
 
   it("answers every one of the caller's own contacts, as a bare array in id order, without user_id", async () => {
-    const ids = await stack.db('contacts').where({ owner_id: lister.member.id }).orderBy('id').pluck('id');
+    const ids = await world.stack.db('contacts').where({ owner_id: lister.member.id }).orderBy('id').pluck('id');
     expect(Array.isArray(full)).toBe(true);
     expect(full.map((contact) => contact.id)).toEqual(ids);
     expect(full).toHaveLength(23);
@@ -444,7 +459,7 @@ describe('GET /v3/contacts and GET /v3/contacts/{offset}/{limit}', () => {
   });
 
   it('answers an empty array for a member without contacts', async () => {
-    const nobody = await aClient(stack);
+    const nobody = await aClient(world.stack);
     const response = await nobody.request('/v3/contacts');
     expect(response.status).toBe(200);
     expect(await response.text()).toBe('[]');

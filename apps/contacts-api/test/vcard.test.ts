@@ -1,7 +1,7 @@
 import ICAL from 'ical.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { aCategory, aClient, aGroup, type Client, PNG } from './support/factories';
-import { type Stack, startStack } from './support/servers';
+import { useStack } from './support/use-stack';
 
 interface Contact {
   id: number;
@@ -16,11 +16,7 @@ type Imported = {
 };
 type Failure = { error: { code: string; fields?: Record<string, string[]> } };
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => stack?.close());
+const world = useStack({ client: false });
 
 const list = async (client: Client) => (await client.json<{ data: Contact[] }>('/v4/contacts?limit=1000')).body.data;
 const importText = (client: Client, text: string, type = 'text/vcard') =>
@@ -35,9 +31,9 @@ const carried = ({ id, created_at, updated_at, group_id, image_url, ...rest }: C
 
 describe('vCard export and import', () => {
   it('exports every field as vCard 4.0 and an import into another member reproduces them', async () => {
-    const ada = await aClient(stack);
-    const category = await aCategory(stack.db);
-    const group = await aGroup(stack.db, [ada.member]);
+    const ada = await aClient(world.stack);
+    const category = await aCategory(world.stack.db);
+    const group = await aGroup(world.stack.db, [ada.member]);
     const full = {
       name: 'Ada, Countess; of Lovelace',
       email: 'ada@example.test',
@@ -73,7 +69,7 @@ describe('vCard export and import', () => {
     expect(cards.map((card) => card.getFirstPropertyValue('fn'))).toEqual(['Ada, Countess; of Lovelace', 'Solo']);
     expect(cards[0]!.getFirstPropertyValue('photo')).toMatch(/\/v4\/contacts\/\d+\/image$/);
 
-    const grace = await aClient(stack);
+    const grace = await aClient(world.stack);
     const imported = await importText(grace, text);
     expect(imported.status).toBe(200);
     expect(imported.body).toEqual({
@@ -95,8 +91,8 @@ describe('vCard export and import', () => {
   });
 
   it('streams a book larger than one export page', async () => {
-    const client = await aClient(stack);
-    await stack
+    const client = await aClient(world.stack);
+    await world.stack
       .db('contacts')
       .insert(Array.from({ length: 1_203 }, (_, index) => ({ owner_id: client.member.id, name: `Bulk ${index}` })));
     const text = await (await client.request('/v4/contacts/export')).text();
@@ -106,7 +102,7 @@ describe('vCard export and import', () => {
   });
 
   it('imports vCard 3.0 from a multipart file, skipping the cards it cannot take, with reasons', async () => {
-    const client = await aClient(stack);
+    const client = await aClient(world.stack);
     await client.json('/v4/contacts', { method: 'POST', json: { name: 'Taken', email: 'taken@example.test' } });
     const text = [
       'BEGIN:VCARD',
@@ -143,7 +139,7 @@ describe('vCard export and import', () => {
   });
 
   it('skips a card whose join date PostgreSQL cannot store, with its reason, and imports the others', async () => {
-    const client = await aClient(stack);
+    const client = await aClient(world.stack);
     const card = (name: string, joined: string) =>
       ['BEGIN:VCARD', 'VERSION:4.0', `FN:${name}`, `X-CONTACTS-JOIN-DATE:${joined}`, 'END:VCARD'].join('\r\n');
     const { status, body } = await importText(
@@ -165,7 +161,7 @@ describe('vCard export and import', () => {
   });
 
   it('refuses a body whose only card never ends (no complete BEGIN…END) with 422, as one without any', async () => {
-    const client = await aClient(stack);
+    const client = await aClient(world.stack);
     const unterminated = await importText(client, 'BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Cut short\r\n');
     expect(unterminated.status).toBe(422);
     expect(Object.keys(unterminated.body.error.fields ?? {})).toEqual(['file']);
@@ -183,7 +179,7 @@ describe('vCard export and import', () => {
   });
 
   it('refuses a body without a vCard (422), one too large (413), another type (415), and writes nothing', async () => {
-    const client = await aClient(stack);
+    const client = await aClient(world.stack);
     const none = await importText(client, 'just text');
     expect(none.status).toBe(422);
     expect(Object.keys(none.body.error.fields ?? {})).toEqual(['file']);
@@ -199,11 +195,11 @@ describe('vCard export and import', () => {
   });
 
   it('matches CATEGORIES to the category of exactly that name first, then case-insensitively to the lowest id', async () => {
-    const client = await aClient(stack);
-    const other = await aClient(stack);
+    const client = await aClient(world.stack);
+    const other = await aClient(world.stack);
     const suffix = `${process.pid}-${Date.now()}`;
     const insert = async (name: string) =>
-      (await stack.db('business_categories').insert({ name }).returning<Array<{ id: number }>>('id'))[0]!.id;
+      (await world.stack.db('business_categories').insert({ name }).returning<Array<{ id: number }>>('id'))[0]!.id;
     const lower = await insert(`Plumbing ${suffix}`);
     const upper = await insert(`PLUMBING ${suffix}`);
     for (const [name, category] of [
@@ -235,7 +231,7 @@ describe('vCard export and import', () => {
   });
 
   it('never takes a fax or pager number as the personal or work number', async () => {
-    const client = await aClient(stack);
+    const client = await aClient(world.stack);
     const text = [
       'BEGIN:VCARD',
       'VERSION:3.0',
