@@ -1,8 +1,8 @@
 import { registerMember } from '@contacts/auth';
 import { API_DOCS_CLIENT_ID, apiDocsRedirectUri } from '@contacts/config';
+import { launchBrowser } from '@contacts/config/testing/browser';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from './support/browser';
 import { type CombinedStack, startCombinedStack } from './support/combined-stack';
 import { aContact } from './support/factories';
 
