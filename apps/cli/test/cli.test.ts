@@ -1,28 +1,18 @@
-import { createTestDatabase, type TestDatabase } from '@contacts/db/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './support';
+import { describe, expect, it } from 'vitest';
+import { runCli, useCliDatabase } from './support';
 
-let database: TestDatabase;
-let env: NodeJS.ProcessEnv;
-beforeAll(async () => {
-  database = await createTestDatabase();
-  env = { DATABASE_URL: database.url };
-});
-afterAll(async () => database.drop());
-
-const count = async (table: string) =>
-  Number((await database.db(table).count<{ count: number }[]>('* as count'))[0]?.count);
+const cli = useCliDatabase();
 
 describe('pnpm cli', () => {
   it('creates a member and prints exactly its id, e-mail and name', async () => {
     const run = await runCli(
       ['member', 'create', '--email', 'grace@example.test', '--name', 'Grace', '--password', 'correct horse'],
-      env,
+      cli.env,
     );
     expect(run.code).toBe(0);
     expect(run.stdout.trim().split('\n')).toHaveLength(1);
     expect(run.json).toEqual({ id: expect.any(Number), email: 'grace@example.test', name: 'Grace' });
-    const stored = await database.db('members').where({ email: 'grace@example.test' }).first();
+    const stored = await cli.database.db('members').where({ email: 'grace@example.test' }).first();
     expect(stored.password_hash).toMatch(/^scrypt\$/);
     expect(stored.password_hash).not.toContain('correct horse');
   });
@@ -31,18 +21,18 @@ describe('pnpm cli', () => {
     const member = (
       await runCli(
         ['member', 'create', '--email', 'alan@example.test', '--name', 'Alan', '--password', 'long enough password'],
-        env,
+        cli.env,
       )
     ).json as { id: number };
-    const group = await runCli(['group', 'create', '--name', 'Chess club'], env);
+    const group = await runCli(['group', 'create', '--name', 'Chess club'], cli.env);
     expect(group.json).toEqual({ id: expect.any(Number), name: 'Chess club' });
     const groupId = (group.json as { id: number }).id;
     const membership = await runCli(
       ['group', 'add-member', '--group', String(groupId), '--member', String(member.id)],
-      env,
+      cli.env,
     );
     expect(membership.json).toEqual({ group_id: groupId, member_id: member.id });
-    const category = await runCli(['category', 'create', '--name', 'Bakery'], env);
+    const category = await runCli(['category', 'create', '--name', 'Bakery'], cli.env);
     expect(category.json).toEqual({ id: expect.any(Number), name: 'Bakery' });
   });
 
@@ -77,22 +67,22 @@ describe('pnpm cli', () => {
     },
     { why: 'an unknown command', args: ['member', 'explode'], table: 'members' },
   ])('rejects $why with a message on stderr, a non-zero exit and nothing written', async ({ args, table }) => {
-    const before = await count(table);
-    const run = await runCli(args, env);
+    const before = await cli.rowCount(table);
+    const run = await runCli(args, cli.env);
     expect(run.code).not.toBe(0);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(/error: .+/);
-    expect(await count(table)).toBe(before);
+    expect(await cli.rowCount(table)).toBe(before);
   });
 
   it('refuses a second member with the same e-mail in another case', async () => {
     await runCli(
       ['member', 'create', '--email', 'dup@example.test', '--name', 'One', '--password', 'long enough password'],
-      env,
+      cli.env,
     );
     const run = await runCli(
       ['member', 'create', '--email', 'DUP@example.test', '--name', 'Two', '--password', 'long enough password'],
-      env,
+      cli.env,
     );
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('already exists');
@@ -114,7 +104,7 @@ describe('pnpm cli with a setting it cannot use', () => {
       'DATABASE_URL must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/database), got "http://someone:***@127.0.0.1:5432/x"',
     ],
   ])('refuses %j with one line naming it, exit code 2, nothing on stdout', async (setting, message) => {
-    const run = await runCli(['member', 'list'], { ...env, ...setting });
+    const run = await runCli(['member', 'list'], { ...cli.env, ...setting });
     expect(run.stderr).toBe(`error: ${message}\n`);
     expect(run.stdout).toBe('');
     expect(run.code).toBe(2);
@@ -136,7 +126,7 @@ describe('pnpm cli with a setting it cannot use', () => {
         'embedded database.\n',
     ],
   ])('explains %s in one paragraph on stderr, and keeps stdout empty', async (_why, url, message) => {
-    const run = await runCli(['member', 'list'], { ...env, DATABASE_URL: url });
+    const run = await runCli(['member', 'list'], { ...cli.env, DATABASE_URL: url });
     expect(run.stderr).toBe(message);
     expect(run.stdout).toBe('');
     expect(run.code).toBe(1);

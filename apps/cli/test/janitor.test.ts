@@ -1,31 +1,21 @@
-import { createTestDatabase, type TestDatabase } from '@contacts/db/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './support';
+import { describe, expect, it } from 'vitest';
+import { runCli, useCliDatabase } from './support';
 
-let database: TestDatabase;
-let env: NodeJS.ProcessEnv;
-beforeAll(async () => {
-  database = await createTestDatabase();
-  env = { DATABASE_URL: database.url };
-});
-afterAll(async () => database.drop());
-
-const remaining = async (table: string) =>
-  Number((await database.db(table).count<{ count: number }[]>('* as count'))[0]?.count);
+const cli = useCliDatabase();
 
 describe('pnpm cli janitor', () => {
   it('runs one pass and prints the rows deleted per kind as one JSON document', async () => {
-    await database.db.raw(
+    await cli.database.db.raw(
       `insert into oidc_models (model, id_hash, payload, expires_at)
        select 'RefreshToken', 'cli-' || n, '{}', now() + (case when n <= 3 then interval '-1 hour' else interval '1 hour' end)
        from generate_series(1, 5) n`,
     );
-    await database.db('rate_limits').insert([
+    await cli.database.db('rate_limits').insert([
       { key: 'old', points: 1, expire: Date.now() - 3_600_000 },
       { key: 'current', points: 1, expire: Date.now() + 60_000 },
     ]);
 
-    const run = await runCli(['janitor'], { ...env, AUDIT_RETENTION_DAYS: '30' });
+    const run = await runCli(['janitor'], { ...cli.env, AUDIT_RETENTION_DAYS: '30' });
 
     expect(run.code).toBe(0);
     expect(run.stdout.trim().split('\n')).toHaveLength(1);
@@ -43,18 +33,18 @@ describe('pnpm cli janitor', () => {
       },
       duration_ms: expect.any(Number),
     });
-    expect(await remaining('oidc_models')).toBe(2);
-    expect(await remaining('rate_limits')).toBe(1);
+    expect(await cli.rowCount('oidc_models')).toBe(2);
+    expect(await cli.rowCount('rate_limits')).toBe(1);
   });
 
   it('refuses a malformed AUDIT_RETENTION_DAYS with exit code 2, naming the variable, deleting nothing', async () => {
-    await database.db('rate_limits').insert({ key: 'stale', points: 1, expire: Date.now() - 3_600_000 });
+    await cli.database.db('rate_limits').insert({ key: 'stale', points: 1, expire: Date.now() - 3_600_000 });
 
-    const run = await runCli(['janitor'], { ...env, AUDIT_RETENTION_DAYS: 'a year' });
+    const run = await runCli(['janitor'], { ...cli.env, AUDIT_RETENTION_DAYS: 'a year' });
 
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(/error: AUDIT_RETENTION_DAYS must be an integer/);
-    expect(await database.db('rate_limits').where({ key: 'stale' }).first()).toBeDefined();
+    expect(await cli.database.db('rate_limits').where({ key: 'stale' }).first()).toBeDefined();
   });
 });

@@ -1,6 +1,8 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createTestDatabase, type TestDatabase } from '@contacts/db/testing';
+import { afterAll, beforeAll } from 'vitest';
 
 export const appRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -122,4 +124,39 @@ export function freePort(): number {
       return port;
     }
   }
+}
+
+/** A file's own migrated test database, and the environment that points `pnpm cli` at it. */
+export interface CliDatabase {
+  readonly database: TestDatabase;
+  readonly env: NodeJS.ProcessEnv;
+  /** How many rows a table holds now. */
+  rowCount(table: string): Promise<number>;
+}
+
+/**
+ * Sets up (beforeAll) and drops (afterAll) a test database for the file that calls it. Getters,
+ * because the database exists only once beforeAll has run: read them inside tests and hooks.
+ */
+export function useCliDatabase(): CliDatabase {
+  let database: TestDatabase | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => database?.drop());
+  const current = (): TestDatabase => {
+    if (!database) throw new Error('useCliDatabase: read its database inside a test or hook, after beforeAll ran');
+    return database;
+  };
+  return {
+    get database() {
+      return current();
+    },
+    get env() {
+      return { DATABASE_URL: current().url };
+    },
+    async rowCount(table) {
+      return Number((await current().db(table).count<{ count: number }[]>('* as count'))[0]?.count);
+    },
+  };
 }
