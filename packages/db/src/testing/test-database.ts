@@ -24,25 +24,19 @@ export interface TestDatabase {
 export async function createTestDatabase(): Promise<TestDatabase> {
   const serverUrl = inject('databaseServerUrl');
   const template = inject('templateDatabase');
-  const name = `contacts_test_${randomBytes(6).toString('hex')}`;
-  await adminQuery(serverUrl, `create database ${pg.escapeIdentifier(name)} template ${pg.escapeIdentifier(template)}`);
-  const url = withDatabaseName(serverUrl, name);
-  const db = createDatabase(url, { poolMax: 10, applicationName: 'contacts-test' });
-  return {
-    url,
-    db,
-    async drop() {
-      await db.destroy();
-      await adminQuery(serverUrl, `drop database if exists ${pg.escapeIdentifier(name)} with (force)`);
-    },
-  };
+  return createDatabaseOnServer(serverUrl, 'contacts_test', `template ${pg.escapeIdentifier(template)}`);
 }
 
 /** An empty database (no migrations), for testing the migrations themselves. */
 export async function createEmptyTestDatabase(): Promise<TestDatabase> {
   const serverUrl = inject('databaseServerUrl');
-  const name = `contacts_empty_${randomBytes(6).toString('hex')}`;
-  await adminQuery(serverUrl, `create database ${pg.escapeIdentifier(name)}`);
+  return createDatabaseOnServer(serverUrl, 'contacts_empty', '');
+}
+
+/** A database of a random name with `prefix` on the test server (`options`: after `create database <name>`). */
+async function createDatabaseOnServer(serverUrl: string, prefix: string, options: string): Promise<TestDatabase> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  await adminQuery(serverUrl, `create database ${pg.escapeIdentifier(name)} ${options}`);
   const url = withDatabaseName(serverUrl, name);
   const db = createDatabase(url, { poolMax: 10, applicationName: 'contacts-test' });
   return {
