@@ -1,5 +1,6 @@
 import { type ContactRecordLike, summarizeFieldErrors, toContactV3 } from '@contacts/schemas';
 import { describe, expect, it } from 'vitest';
+import { V3_CONTACT_KEYS, V3_CONTACT_KEYS_WITH_OWNER } from './support/v3-contract';
 
 /** The v3 serializer on its own: exact keys, order, types and formatting (no database). */
 const record: ContactRecordLike = {
@@ -44,32 +45,10 @@ const empty: ContactRecordLike = {
   referrer_name: null,
 };
 
-const KEYS = [
-  'id',
-  'name',
-  'email',
-  'personal_number',
-  'work_number',
-  'street',
-  'city',
-  'state',
-  'zipcode',
-  'address',
-  'company',
-  'business_category_id',
-  'business_category_name',
-  'referrer_id',
-  'referrer_name',
-  'group_id',
-  'created_at',
-  'updated_at',
-];
-const KEYS_WITH_OWNER = [...KEYS.slice(0, -2), 'user_id', 'created_at', 'updated_at'];
-
 describe('toContactV3', () => {
   it('gives the published object, key for key and in order, without user_id by default', () => {
     const contact = toContactV3(record);
-    expect(Object.keys(contact)).toEqual(KEYS);
+    expect(Object.keys(contact)).toEqual(V3_CONTACT_KEYS);
     expect(JSON.stringify(contact)).toBe(
       '{"id":42,"name":"Grace Hopper","email":"grace@example.com","personal_number":"+1 555 0100","work_number":null,' +
         '"street":"1 Main St","city":"Arlington","state":"VA","zipcode":"22201","address":"1 Main St Arlington VA 22201",' +
@@ -80,7 +59,7 @@ describe('toContactV3', () => {
 
   it('puts user_id (the owner) between group_id and created_at when asked', () => {
     const contact = toContactV3(record, { withUserId: true });
-    expect(Object.keys(contact)).toEqual(KEYS_WITH_OWNER);
+    expect(Object.keys(contact)).toEqual(V3_CONTACT_KEYS_WITH_OWNER);
     expect(contact.user_id).toBe(7);
   });
 
