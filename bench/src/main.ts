@@ -24,11 +24,11 @@ import { exportOnce } from './scenarios/export';
 import { janitorScenario } from './scenarios/janitor';
 
 /**
- * `pnpm bench [--quick] [--only 1,4] [--rounds N] [--cpu-prof api|auth|auth-memory|bare|…]`: the
+ * `pnpm bench [--quick] [--only 1,4] [--rounds N] [--cpu-prof api|auth|auth-memory|bare|…] [--alloc-prof …]`: the
  * product as shipped (its defaults, rate limits and metrics on) against real services in processes
  * of their own, every figure a ratio against baselines measured in the same run, alternating
  * rounds, the median round of each side reported. Writes a timestamped copy to bench/results/,
- * and, for a complete run (no --quick, --only, --rounds or --cpu-prof), bench/results/latest.md.
+ * and, for a complete run (no --quick, --only, --rounds, --cpu-prof or --alloc-prof), bench/results/latest.md.
  */
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -40,6 +40,7 @@ const argument = (name: string) => {
 };
 const only = argument('--only')?.split(',').map(Number);
 const profiled = argument('--cpu-prof');
+const allocationProfiled = argument('--alloc-prof');
 const runs = (scenario: number) => !only || only.includes(scenario);
 const roundsOverride = argument('--rounds');
 
@@ -65,6 +66,12 @@ const POOL = '10';
 
 const resultsDir = path.join(REPOSITORY, 'bench', 'results');
 const profileDir = path.join(resultsDir, 'profiles');
+const ALLOCATION_SAMPLER = path.join(REPOSITORY, 'bench', 'src', 'lib', 'allocation-sampler.mjs');
+/** The service's environment plus where allocation-sampler.mjs writes its profile. */
+const withAllocationProfileDir = (env: ServiceOptions['env']): ServiceOptions['env'] =>
+  typeof env === 'function'
+    ? (url: string) => ({ ...env(url), ALLOCATION_PROFILE_DIR: profileDir })
+    : { ...env, ALLOCATION_PROFILE_DIR: profileDir };
 const logDir = await mkdtemp(path.join(tmpdir(), 'contacts-bench-logs-'));
 const startedAt = new Date();
 const wallClock = performance.now();
@@ -109,9 +116,18 @@ try {
   const apiEntry = productionEntry('contacts-api');
   const flagsOf = (script: string) => (script === apiEntry.script ? apiEntry.nodeFlags : authEntry.nodeFlags);
   const start = async (options: Omit<ServiceOptions, 'logDir' | 'nodeFlags'>, profileName = options.name) => {
-    const profiling = profiled === profileName ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    const profiling = [
+      ...(profiled === profileName ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+      ...(allocationProfiled === profileName ? ['--import', ALLOCATION_SAMPLER] : []),
+    ];
     if (profiling.length > 0) await mkdir(profileDir, { recursive: true });
-    const service = await startService({ ...options, logDir, nodeFlags: [...flagsOf(options.script), ...profiling] });
+    const env = allocationProfiled === profileName ? withAllocationProfileDir(options.env) : options.env;
+    const service = await startService({
+      ...options,
+      env,
+      logDir,
+      nodeFlags: [...flagsOf(options.script), ...profiling],
+    });
     services.push(service);
     return service;
   };
@@ -1042,7 +1058,7 @@ for (const note of notes) process.stdout.write(`note: ${note}\n`);
 await mkdir(resultsDir, { recursive: true });
 const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
 // Only a complete, unprofiled run replaces the committed table; partial runs keep a dated copy.
-const complete = !quick && !only && !profiled && !roundsOverride;
+const complete = !quick && !only && !profiled && !allocationProfiled && !roundsOverride;
 const dated = path.join(resultsDir, `${stamp}${quick ? '-quick' : ''}${only ? `-only-${only.join('-')}` : ''}.md`);
 await writeFile(dated, report);
 if (complete) await writeFile(path.join(resultsDir, 'latest.md'), report);
