@@ -24,6 +24,14 @@ const eventsOf = async (memberId: number) =>
     (row) => row.event as string,
   );
 
+describe('the sign-in page', () => {
+  it('tells a member without an account, or without their password, whom to ask (there is no reset by e-mail)', async () => {
+    const page = await (await fetch(`${server.baseUrl}/login`)).text();
+    expect(page).toContain('id="account-help"');
+    expect(page).toContain('Ask the administrator of this site: they add members and set new passwords.');
+  });
+});
+
 describe('sign-in throttling and the audit log', () => {
   it('locks an account after 5 failed attempts, even for the right password, and says when to retry', async () => {
     const member = await aMember(server.database.db);

@@ -10,6 +10,14 @@ export interface SignInView {
   applicationName?: string;
 }
 
+/**
+ * Members are added and their passwords reset by the site's administrator (`pnpm cli member
+ * create`, `member set-password`); there is no self-service sign-up or reset by e-mail, so the
+ * page says whom to ask rather than leaving a member who cannot sign in with nothing to try.
+ */
+export const ACCOUNT_HELP =
+  'No account yet, or forgotten your password? Ask the administrator of this site: they add members and set new passwords.';
+
 export function signInPage(view: SignInView): string {
   return layout(
     { title: 'Sign in' },
@@ -26,6 +34,7 @@ export function signInPage(view: SignInView): string {
         <input type="password" id="password" name="password" autocomplete="current-password" required>
         <div class="actions"><button type="submit" class="primary">Sign in</button></div>
       </form>
+      <p class="hint" id="account-help">${ACCOUNT_HELP}</p>
     </div>`,
   );
 }
