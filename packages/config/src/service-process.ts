@@ -34,8 +34,9 @@ export interface ServiceProcess<Config extends { port: number; runtime?: Service
  */
 export async function runServiceProcess<Config extends { port: number; runtime?: ServiceRuntime }, Db>(
   service: ServiceProcess<Config, Db>,
-  env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
+  // The process's own environment, as everything a service opens reads it (DATA_DIR included).
+  const env = process.env;
   const refuse = refuseToStart(service.name);
   const { config, logger } = await (async () => ({
     config: await service.loadConfig(env),
