@@ -44,11 +44,37 @@ const allocationProfiled = argument('--alloc-prof');
 const runs = (scenario: number) => !only || only.includes(scenario);
 const roundsOverride = argument('--rounds');
 
+/**
+ * `freshProcessRounds`: scenarios 1 and 3, whose sides run on a new process each round, take more
+ * rounds than the others. Three rounds were not always enough to even out which copies drew a slow
+ * process: the read's rate limits on ÷ off moved between 0.80 and 1.16 over fifteen complete runs
+ * of the same code (README, Performance history), while the limiter costs 0.1 µs a request.
+ */
 const settings = {
   ...(quick
-    ? { duration: 2, warmup: 1, rounds: 1, connections: 16, revocations: 30, coldStarts: 1, listDuration: 2 }
-    : { duration: 8, warmup: 2, rounds: 3, connections: 16, revocations: 200, coldStarts: 3, listDuration: 5 }),
-  ...(roundsOverride ? { rounds: Math.max(1, Number(roundsOverride)) } : {}),
+    ? {
+        duration: 2,
+        warmup: 1,
+        rounds: 1,
+        freshProcessRounds: 1,
+        connections: 16,
+        revocations: 30,
+        coldStarts: 1,
+        listDuration: 2,
+      }
+    : {
+        duration: 8,
+        warmup: 2,
+        rounds: 3,
+        freshProcessRounds: 5,
+        connections: 16,
+        revocations: 200,
+        coldStarts: 3,
+        listDuration: 5,
+      }),
+  ...(roundsOverride
+    ? { rounds: Math.max(1, Number(roundsOverride)), freshProcessRounds: Math.max(1, Number(roundsOverride)) }
+    : {}),
 };
 /**
  * The rate limits stay on, as shipped, with limits no load here reaches: one token sends thousands
@@ -291,10 +317,11 @@ try {
   const compare = async <Side extends string>(
     phase: string,
     sides: Record<Side, () => Promise<LoadResult>>,
+    rounds = settings.rounds,
   ): Promise<Record<Side, LoadResult>> => {
     const names = Object.keys(sides) as Side[];
     const results = new Map<Side, LoadResult[]>(names.map((name) => [name, []]));
-    for (let round = 0; round < settings.rounds; round++) {
+    for (let round = 0; round < rounds; round++) {
       for (const side of round % 2 === 0 ? names : [...names].reverse()) {
         sampler.phase = `${phase}:${side}`;
         const result = await sides[side]();
@@ -370,14 +397,18 @@ try {
     ];
     const asMember = (service: Service) => load(loadOptions(service, request({ 'x-member': String(reader.id) })));
     const asReader = (service: Service) => load(loadOptions(service, request(bearer(readerToken))));
-    const result = await compare('s1', {
-      'bare-http': onFreshProcess(bareHttpOptions, asMember),
-      subject: onFreshProcess(apiOptions('api'), asReader),
-      // The same service with its rate limit off: what the limiter costs on the hot path.
-      'api-no-limit': onFreshProcess(apiOptions('api-no-limit', { API_RATE_LIMIT: '0' }), asReader),
-      'bare-koa': onFreshProcess(bareKoaOptions, asMember),
-      bare: onFreshProcess(bareOptions, asMember),
-    });
+    const result = await compare(
+      's1',
+      {
+        'bare-http': onFreshProcess(bareHttpOptions, asMember),
+        subject: onFreshProcess(apiOptions('api'), asReader),
+        // The same service with its rate limit off: what the limiter costs on the hot path.
+        'api-no-limit': onFreshProcess(apiOptions('api-no-limit', { API_RATE_LIMIT: '0' }), asReader),
+        'bare-koa': onFreshProcess(bareKoaOptions, asMember),
+        bare: onFreshProcess(bareOptions, asMember),
+      },
+      settings.freshProcessRounds,
+    );
     comparisonRows('1. GET /v4/contacts/{id}, defaults, warm token', result, [
       { side: 'bare-http', label: 'bare node:http + pg, same query as a named prepared statement', target: 0.8 },
       { side: 'api-no-limit', label: 'contacts-api with API_RATE_LIMIT=0 (rate limits on ÷ off)', target: 0.9 },
@@ -424,12 +455,18 @@ try {
       },
     ];
     const asMember = (service: Service) => load(loadOptions(service, request({ 'x-member': String(writer.id) })));
-    const result = await compare('s3', {
-      'bare-http': onFreshProcess(bareHttpOptions, asMember),
-      subject: onFreshProcess(apiOptions('api'), (service) => load(loadOptions(service, request(bearer(writerToken))))),
-      'bare-koa': onFreshProcess(bareKoaOptions, asMember),
-      bare: onFreshProcess(bareOptions, asMember),
-    });
+    const result = await compare(
+      's3',
+      {
+        'bare-http': onFreshProcess(bareHttpOptions, asMember),
+        subject: onFreshProcess(apiOptions('api'), (service) =>
+          load(loadOptions(service, request(bearer(writerToken)))),
+        ),
+        'bare-koa': onFreshProcess(bareKoaOptions, asMember),
+        bare: onFreshProcess(bareOptions, asMember),
+      },
+      settings.freshProcessRounds,
+    );
     comparisonRows('3. POST /v4/contacts (JSON), defaults', result, [
       { side: 'bare-http', label: 'bare node:http + pg, same INSERT as a named prepared statement', target: 0.8 },
       { side: 'bare-koa', label: 'bare Koa + pg, same prepared INSERT (the framework alone)' },
@@ -1036,7 +1073,8 @@ const report = [
   `Load: autocannon, ${settings.connections} connections, ${settings.warmup} s warm-up + ${settings.duration} s per side, ` +
     `${settings.rounds} round(s), the order of the sides reversed every round, the median round of each side reported ` +
     '(not the best); every service in a process of its own; in scenarios 1 and 3 every side runs on a new process each ' +
-    'round (identical copies of a service differ by up to a quarter in requests/s for their whole life). Ratios:' +
+    `round, ${settings.freshProcessRounds} round(s) (identical copies of a service differ by up to a quarter in ` +
+    'requests/s for their whole life). Ratios:' +
     ` subject ÷ baseline requests/s, on the subject's row ` +
     "against the first baseline (the ceiling), on a further baseline's row against that baseline (scenario 7: time per " +
     'page relative to the 1k member; scenario 6: p99 ÷ p99 of a warm GET; scenario 8: peak RSS or start time ÷ the ' +
