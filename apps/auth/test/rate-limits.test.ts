@@ -70,6 +70,31 @@ describe('token endpoint rate limit per client', () => {
     expect(introspection.headers.get('ratelimit-limit')).toBeNull();
   });
 
+  it("counts every spelling of the token endpoint (oidc-provider's router ignores case and one trailing slash)", async () => {
+    const spelled = await anApplication(server.database.db);
+    const refresh = { grant_type: 'refresh_token', refresh_token: 'not-a-token' };
+    const post = (path: string, init: { headers: Record<string, string>; body: string | URLSearchParams }) =>
+      fetch(`${server.baseUrl}${path}`, { method: 'POST', ...init });
+    const answers = [
+      await post('/oauth/token/', { headers: { authorization: basic(spelled) }, body: new URLSearchParams(refresh) }),
+      await post('/OAUTH/TOKEN', { headers: { authorization: basic(spelled) }, body: new URLSearchParams(refresh) }),
+      await post('/oauth/Token/', { headers: { authorization: basic(spelled) }, body: new URLSearchParams(refresh) }),
+      // A JSON body is translated under another spelling too.
+      await post('/OAuth/token/', {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...refresh, client_id: spelled.client_id, client_secret: spelled.client_secret }),
+      }),
+    ];
+    for (const answer of answers) expect(((await answer.json()) as { error: string }).error).toBe('invalid_grant');
+    expect(answers.map((answer) => answer.headers.get('ratelimit-remaining'))).toEqual(['3', '2', '1', '0']);
+    const limited = await post('/Oauth/Token/', {
+      headers: { authorization: basic(spelled) },
+      body: new URLSearchParams(refresh),
+    });
+    expect(limited.status).toBe(429);
+    expect(((await limited.json()) as { error: string }).error).toBe('rate_limited');
+  });
+
   it('counts requests that name no client by IP address, and refuses an oversized form as the provider would', async () => {
     const anonymous = await form({ grant_type: 'refresh_token' });
     expect(anonymous.status).toBe(400);
@@ -84,6 +109,16 @@ describe('token endpoint rate limit per client', () => {
     const huge = await form({ grant_type: 'refresh_token', padding: 'x'.repeat(60 * 1024) });
     expect(huge.status).toBe(400);
     expect(((await huge.json()) as { error: string }).error).toBe('invalid_request');
+    // Like every answer of the token endpoint (RFC 6749 §5.1), the provider's own errors included.
+    expect(huge.headers.get('cache-control')).toBe('no-store');
+    const notJson = await fetch(`${server.baseUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{',
+    });
+    expect(notJson.status).toBe(400);
+    expect(notJson.headers.get('cache-control')).toBe('no-store');
+    expect(((await notJson.json()) as { error: string }).error).toBe('invalid_request');
   });
 
   it('keys the counts by a hash of the client_id, so that no client_id can break the shared batch', async () => {

@@ -295,4 +295,16 @@ describe('docs page', () => {
     }
     expect((await fetch(`${stack.apiUrl}/docs/../package.json`)).status).toBe(404);
   });
+
+  it('is never framed by another page and sends no referrer, its scripts and OAuth callback included', async () => {
+    // Signed in, the page holds a member's token and sends any request with it: clickjacking bait.
+    for (const path of ['/docs', '/docs/init.js', '/docs/oauth2-redirect.html']) {
+      const answer = await fetch(`${stack.apiUrl}${path}`);
+      expect(answer.status, path).toBe(200);
+      expect(answer.headers.get('content-security-policy'), path).toContain("frame-ancestors 'none'");
+      expect(answer.headers.get('x-frame-options'), path).toBe('DENY');
+      expect(answer.headers.get('referrer-policy'), path).toBe('no-referrer');
+      await answer.arrayBuffer();
+    }
+  });
 });

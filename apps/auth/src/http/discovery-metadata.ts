@@ -1,9 +1,7 @@
 import type { Context, Next } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
+import { METADATA_PATHS } from '../provider/configuration';
 import { SUPPORTED_SCOPES } from '../provider/scopes';
-
-/** The RFC 8414 document; the other one oidc-provider serves is OpenID Connect Discovery's. */
-const OAUTH_METADATA_PATH = '/.well-known/oauth-authorization-server';
 
 /**
  * OpenID Connect fields oidc-provider writes into both documents. This server issues no ID
@@ -35,5 +33,5 @@ export async function discoveryMetadata(ctx: Context, next: Next) {
   const clientAuthMethods = metadata.token_endpoint_auth_methods_supported;
   if (metadata.revocation_endpoint) metadata.revocation_endpoint_auth_methods_supported = clientAuthMethods;
   if (metadata.introspection_endpoint) metadata.introspection_endpoint_auth_methods_supported = clientAuthMethods;
-  if (ctx.path === OAUTH_METADATA_PATH) for (const field of OPENID_ONLY_FIELDS) delete metadata[field];
+  if (ctx.path === METADATA_PATHS.oauth) for (const field of OPENID_ONLY_FIELDS) delete metadata[field];
 }

@@ -1,5 +1,6 @@
 import type { Context, Next } from 'koa';
 import type Provider from 'oidc-provider';
+import { METADATA_PATHS, OAUTH_ROUTE_NAMES, type OAuthRoute } from '../provider/configuration';
 
 /**
  * The methods each of oidc-provider's enabled endpoints routes (its lib/helpers/initialize_app.js),
@@ -13,10 +14,7 @@ const METHODS_BY_ROUTE = {
   revocation: ['POST', 'OPTIONS'],
   jwks: ['GET', 'HEAD', 'OPTIONS'],
   discovery: ['GET', 'HEAD', 'OPTIONS'],
-} as const satisfies Record<string, readonly string[]>;
-
-/** Both metadata documents oidc-provider serves (RFC 8414 and OpenID Connect Discovery). */
-const DISCOVERY_PATHS = ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'];
+} as const satisfies Record<OAuthRoute | 'discovery', readonly string[]>;
 
 /**
  * oidc-provider's router lets a request through unanswered when its path is an endpoint's but its
@@ -27,9 +25,9 @@ const DISCOVERY_PATHS = ['/.well-known/oauth-authorization-server', '/.well-know
  */
 export function endpointMethods(provider: Provider) {
   const allowedAt = new Map<string, readonly string[]>(
-    DISCOVERY_PATHS.map((path) => [path, METHODS_BY_ROUTE.discovery]),
+    Object.values(METADATA_PATHS).map((path) => [path, METHODS_BY_ROUTE.discovery]),
   );
-  for (const route of ['authorization', 'token', 'introspection', 'revocation', 'jwks'] as const) {
+  for (const route of OAUTH_ROUTE_NAMES) {
     allowedAt.set(provider.pathFor(route), METHODS_BY_ROUTE[route]);
   }
   return async function refuseOtherMethods(ctx: Context, next: Next) {

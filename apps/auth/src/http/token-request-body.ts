@@ -15,7 +15,8 @@ import type Provider from 'oidc-provider';
  *   and leaves the same bytes for the provider.
  *
  * Route matching happens inside the provider, after `provider.use()` middleware has begun, so
- * the request is recognised by `provider.pathFor('token')`.
+ * the request is recognised by `provider.pathFor('token')`, the one spelling of it that
+ * canonicalEndpointPaths leaves.
  */
 
 /** oidc-provider's own limit for a request body (selective_body.js). */
@@ -48,6 +49,8 @@ async function readBody(ctx: Context): Promise<Buffer> {
 
 function refuse(ctx: Context, description: string): void {
   ctx.status = 400;
+  // As on every answer of the token endpoint (RFC 6749 §5.1), errors included, as the provider's own.
+  ctx.set('Cache-Control', 'no-store');
   ctx.body = { error: 'invalid_request', error_description: description };
 }
 

@@ -29,6 +29,16 @@ export const OAUTH_ROUTES = {
   jwks: '/oauth/jwks',
 } as const;
 
+/** oidc-provider's route names of the endpoints above. */
+export type OAuthRoute = keyof typeof OAUTH_ROUTES;
+export const OAUTH_ROUTE_NAMES = Object.keys(OAUTH_ROUTES) as OAuthRoute[];
+
+/** The metadata documents oidc-provider serves (its route 'discovery'): RFC 8414's and OpenID Connect Discovery's. */
+export const METADATA_PATHS = {
+  oauth: '/.well-known/oauth-authorization-server',
+  openid: '/.well-known/openid-configuration',
+} as const;
+
 /**
  * oidc-provider as a plain OAuth 2.0 authorization server for one resource server (the
  * contacts API): authorization code (PKCE optional for confidential clients, required for

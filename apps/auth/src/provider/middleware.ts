@@ -2,6 +2,7 @@ import type { Logger } from '@contacts/config';
 import type { Database } from '@contacts/db';
 import type Provider from 'oidc-provider';
 import type { AuthConfig } from '../config';
+import { canonicalEndpointPaths } from '../http/canonical-endpoint-paths';
 import { clientAuthChallenge } from '../http/client-auth-challenge';
 import { discoveryMetadata } from '../http/discovery-metadata';
 import { dpopProofRequired } from '../http/dpop-proof-required';
@@ -17,7 +18,8 @@ import { renderErrorPage } from './render-error';
 /**
  * What this service adds around oidc-provider's own endpoints, through its extension point
  * `provider.use()`: these run inside the provider, around its router. Before `next()` the route
- * is not matched yet, so a request is recognised by `provider.pathFor(name)`; after it, by
+ * is not matched yet, so a request is recognised by `provider.pathFor(name)` (the only spelling
+ * left once canonicalEndpointPaths has run); after it, by
  * `ctx.oidc.route` (oidc-provider's route names: 'token', 'introspection', 'discovery', …).
  * Listed outermost first.
  */
@@ -25,6 +27,8 @@ export function useProviderMiddleware(
   provider: Provider,
   { db, config, logger, audit }: { db: Database; config: AuthConfig; logger: Logger; audit: Audit },
 ): void {
+  // First: everything below may know an endpoint by its path, in the one spelling documented.
+  provider.use(canonicalEndpointPaths(provider));
   provider.use(endpointMethods(provider));
   provider.use(discoveryMetadata);
   provider.use(clientAuthChallenge(provider.issuer));

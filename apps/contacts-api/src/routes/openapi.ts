@@ -77,8 +77,16 @@ export function openApiRoutes(options: { publicUrl: string; routes: readonly Reg
   // The package's folder, found without importing its entry point, which would load (and keep
   // in memory) the whole 1.5 MB Swagger UI bundle meant for browsers.
   const assetDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  // [security] Never framed: signed in, the page holds a member's token and offers to send any
+  // request with it (clickjacking, RFC 9700 §4.16), as the auth server's pages are never framed.
+  // No referrer: the OAuth callback page's address carries the authorization code.
   const security = (ctx: { set(field: string, value: string): void }) => {
-    ctx.set('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'");
+    ctx.set(
+      'Content-Security-Policy',
+      "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+    );
+    ctx.set('X-Frame-Options', 'DENY');
+    ctx.set('Referrer-Policy', 'no-referrer');
     ctx.set('X-Content-Type-Options', 'nosniff');
   };
 
