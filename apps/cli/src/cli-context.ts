@@ -43,9 +43,13 @@ export async function withCommandContext<T>(
   const logger = createLogger('cli', { ...env, LOG_LEVEL: env.LOG_LEVEL || 'silent' }, process.stderr);
   // Progress (and knex's own messages) on stderr, with CLI_DEBUG=1 only.
   const log = env.CLI_DEBUG ? (message: string) => process.stderr.write(`${message}\n`) : () => {};
-  const database = await openServiceDatabase({ settings, applicationName: 'cli', log }).catch((error: unknown) => {
-    throw new DatabaseNotReadyError(explainDatabaseFailure(error, settings.url));
-  });
+  // Said always: why a command lingers (waiting for another that uses the database it started).
+  const warn = (message: string) => process.stderr.write(`${message}\n`);
+  const database = await openServiceDatabase({ settings, applicationName: 'cli', command: true, log, warn }).catch(
+    (error: unknown) => {
+      throw new DatabaseNotReadyError(explainDatabaseFailure(error, settings.url));
+    },
+  );
   try {
     if (options.needsCurrentSchema)
       await requireCurrentSchema(database.db, settings.url, {

@@ -30,6 +30,8 @@ try {
     mode: 'own',
     migrate: true,
     log: (message) => logger.debug(message),
+    // The embedded PostgreSQL died under the product and is started again: an operator wants to know.
+    warn: (message) => logger.warn(message),
   });
 } catch (error) {
   // The usual causes are the machine's (permissions, a port in use, a server that is down):

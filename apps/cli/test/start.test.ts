@@ -160,6 +160,44 @@ describe('pnpm start with the embedded database', () => {
     expect(run.json).toEqual({ id: expect.any(Number), name: 'Offline' });
     expect(await postgresProcessesFor(dataDir)).toEqual([]);
   });
+
+  it('runs CLI commands side by side when nothing is running: the one that started the database stops it after the others', async () => {
+    // A cron job next to an operator's command: the first to finish used to stop the database under the others.
+    const runs = await Promise.all(
+      ['First', 'Second', 'Third', 'Fourth'].map((name) => runCli(['category', 'create', '--name', name], env)),
+    );
+    for (const run of runs) {
+      expect(run.stderr).not.toMatch(/could not|shutting down|terminating/);
+      expect(run.code).toBe(0);
+    }
+    expect(await postgresProcessesFor(dataDir)).toEqual([]);
+  });
+
+  it('starts its database again when PostgreSQL dies under it (kill -9, the OOM killer), and says so', async () => {
+    const port = freePort();
+    const platform = await startPlatform({ ...env, LOG_LEVEL: 'warn' }, port);
+    const postmasterPid = async () =>
+      Number.parseInt(await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8'), 10);
+    const killed = await postmasterPid();
+    process.kill(killed, 'SIGKILL');
+
+    await vi.waitFor(
+      async () => {
+        expect(await postmasterPid()).not.toBe(killed);
+        expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+      },
+      { timeout: 30_000, interval: 250 },
+    );
+    expect(platform.output()).toContain(
+      `the embedded PostgreSQL (pid ${killed}) ended (signal SIGKILL): starting it again`,
+    );
+    const run = await runCli(['category', 'create', '--name', 'After PostgreSQL died'], env);
+    expect(run.code).toBe(0);
+
+    platform.kill('SIGTERM');
+    expect(await exited(platform)).toBe(0);
+    expect(await postgresProcessesFor(dataDir)).toEqual([]);
+  });
 });
 
 describe('pnpm start with a typo in a setting', () => {

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { withDatabaseName } from './connection';
-import { startEmbeddedDatabase } from './embedded';
+import { type EmbeddedDatabaseOptions, startEmbeddedDatabase } from './embedded';
 
 const EMBEDDED_DATABASE_NAME = 'contacts';
 
@@ -32,15 +32,10 @@ export interface DatabaseServer {
  */
 export async function openDatabaseServer(
   settings: DatabaseServerSettings,
-  options: { mode: 'own' | 'share'; log?: (message: string) => void },
+  options: Pick<EmbeddedDatabaseOptions, 'mode' | 'command' | 'log' | 'warn'>,
 ): Promise<DatabaseServer> {
   if (settings.url) return { url: settings.url, kind: 'external', stop: async () => {} };
-  const server = await startEmbeddedDatabase({
-    dataDir: settings.dataDir,
-    port: settings.embeddedPort,
-    mode: options.mode,
-    ...(options.log ? { log: options.log } : {}),
-  });
+  const server = await startEmbeddedDatabase({ ...options, dataDir: settings.dataDir, port: settings.embeddedPort });
   try {
     await ensureDatabaseExists(server.url, EMBEDDED_DATABASE_NAME);
   } catch (error) {

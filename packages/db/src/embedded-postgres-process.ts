@@ -173,6 +173,8 @@ export interface Postmaster {
   readonly pid: number;
   /** Resolves once it accepts connections; rejects, with the reason, when it stops before that. */
   readonly ready: Promise<void>;
+  /** Resolves when the process has ended, however it ended: how, in words ("exit code 1", "signal SIGKILL"). */
+  readonly exited: Promise<string>;
   /** Fast shutdown (sessions end, a checkpoint is written); SIGKILL when it takes longer than 30 s. */
   stop(): Promise<void>;
   /** The same request without waiting: for the moment this process exits. */
@@ -192,7 +194,9 @@ export function spawnPostmaster(layout: PostgresLayout, port: number, log: (mess
     ['-D', layout.pgdata, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
     { ...layout.runAs, detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
   );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(signal ? `signal ${signal}` : `exit code ${code}`)),
+  );
   const ready = new Promise<void>((resolve, reject) => {
     let output = '';
     child.once('error', (error) => reject(spawnFailure(layout, 'postgres', error)));
@@ -219,6 +223,7 @@ export function spawnPostmaster(layout: PostgresLayout, port: number, log: (mess
   return {
     pid: child.pid ?? 0,
     ready,
+    exited,
     requestStop() {
       // SIGINT is PostgreSQL's "fast shutdown"; it completes on its own after we are gone.
       if (running()) child.kill('SIGINT');

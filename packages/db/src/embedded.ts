@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { link, mkdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
+import { answeringConnection, waitForOtherCommands } from './command-presence';
 import { EmbeddedDatabaseError, initialiseCluster, planLayout, spawnPostmaster } from './embedded-postgres-process';
+import { keepPostmasterRunning } from './kept-postmaster';
 import { identifyLockHolder, lockFileOf, parentOf, readPostmasterLock } from './postmaster-lock';
 import { stopOnExit } from './stop-on-exit';
 
@@ -33,7 +35,18 @@ export interface EmbeddedDatabaseOptions {
   port: number;
   /** 'own' starts the server (stopping an orphan first); 'share' reuses a running one, even an orphan. */
   mode: 'own' | 'share';
+  /**
+   * A short-lived command (a CLI run): seen using a server another process started for as long
+   * as it runs, and, when it started the server itself, stopping it only once no other command
+   * uses it (see command-presence.ts).
+   */
+  command?: boolean;
   log?: (message: string) => void;
+  /**
+   * What the person running it should see: the server this process owns ended and is started
+   * again; a command waits for others before stopping it. Default: log.
+   */
+  warn?: (message: string) => void;
 }
 
 export interface EmbeddedDatabase {
@@ -122,8 +135,13 @@ async function findOrStart(options: EmbeddedDatabaseOptions): Promise<EmbeddedDa
       throw error;
     }
     log(`embedded PostgreSQL started on port ${options.port}`);
+    const server = keepPostmasterRunning(
+      postmaster,
+      () => spawnPostmaster(layout, options.port, log),
+      options.warn ?? log,
+    );
     const release = stopOnExit(() => {
-      postmaster.requestStop();
+      server.requestStop();
       removeOwnerRecord(ownerFile);
     });
     let stopped = false;
@@ -133,8 +151,9 @@ async function findOrStart(options: EmbeddedDatabaseOptions): Promise<EmbeddedDa
       async stop() {
         if (stopped) return;
         stopped = true;
+        if (options.command) await waitForOtherCommands(urlOn(options.port), options.warn ?? log);
         release();
-        await postmaster.stop();
+        await server.stop();
         removeOwnerRecord(ownerFile);
       },
     };
@@ -155,12 +174,23 @@ async function share(
   if (running.owner === undefined && options.mode === 'own') return undefined;
   const wait = running.owner === undefined ? ORPHAN_WAIT_MS : OWNED_SERVER_WAIT_MS;
   const url = running.port === undefined ? undefined : urlOn(running.port);
-  if (url && running.port !== undefined && (await answers(url, wait))) {
+  const { owner } = running;
+  const ownerEnded = () => owner !== undefined && !isAlive(owner);
+  const connection =
+    url === undefined
+      ? undefined
+      : await answeringConnection(url, wait, { presence: options.command === true, giveUp: ownerEnded });
+  if (url && running.port !== undefined && connection) {
     log(`using the embedded PostgreSQL already running on port ${running.port} (pid ${running.pid})`);
-    if (running.owner === undefined) return { url, owned: false, stop: async () => {} };
-    return followingOwner({ url, port: running.port, owner: running.owner }, options);
+    // A command keeps this connection while it runs (its presence); anyone else needs it no more.
+    const presence = options.command ? connection : undefined;
+    if (!presence) await connection.end().catch(() => {});
+    if (owner === undefined)
+      return { url, owned: false, stop: async () => void (await presence?.end().catch(() => {})) };
+    return followingOwner({ url, port: running.port, owner }, options, presence);
   }
-  if (running.owner === undefined) return undefined;
+  // An owner that ended while this process waited was stopping its server: start afresh.
+  if (owner === undefined || ownerEnded()) return undefined;
   throw new EmbeddedDatabaseError(
     `the embedded PostgreSQL of ${options.dataDir} (pid ${running.pid}, port ${running.port ?? 'unknown'}) ` +
       `belongs to process ${running.owner}, which is running, and it did not answer within ${wait / 1000} s. ` +
@@ -178,6 +208,7 @@ async function share(
 function followingOwner(
   shared: { url: string; port: number; owner: number },
   options: EmbeddedDatabaseOptions,
+  presence: pg.Client | undefined,
 ): EmbeddedDatabase {
   const log = options.log ?? (() => {});
   let successor: EmbeddedDatabase | undefined;
@@ -214,6 +245,7 @@ function followingOwner(
     async stop() {
       ended = true;
       clearInterval(watch);
+      await presence?.end().catch(() => {});
       await adopting;
       await successor?.stop();
     },
@@ -357,24 +389,4 @@ function isAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
-}
-
-/** Whether the server at `url` answers a query within `waitMs`. */
-async function answers(url: string, waitMs: number): Promise<boolean> {
-  const deadline = Date.now() + waitMs;
-  do {
-    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
-    // A refused or dropped connection is an answer ("not yet"), not an error to report.
-    client.on('error', () => {});
-    try {
-      await client.connect();
-      await client.query('select 1');
-      return true;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    } finally {
-      await client.end().catch(() => {});
-    }
-  } while (Date.now() < deadline);
-  return false;
 }

@@ -30,7 +30,11 @@ export async function openServiceDatabase(options: {
   settings: ServiceDatabaseSettings;
   applicationName: string;
   log: (message: string) => void;
+  /** What the person running it should see about the embedded server (see EmbeddedDatabaseOptions; default: log). */
+  warn?: (message: string) => void;
   mode?: 'own' | 'share';
+  /** A short-lived command (the CLI): see EmbeddedDatabaseOptions. */
+  command?: boolean;
   /** Migrate even an external database (the launcher does; production has its migrate step). */
   migrate?: boolean;
   /**
@@ -43,7 +47,12 @@ export async function openServiceDatabase(options: {
   service?: { name: string; unreachable: (error: unknown) => void };
 }): Promise<ServiceDatabase> {
   const { settings } = options;
-  const server = await openDatabaseServer(settings, { mode: options.mode ?? 'share', log: options.log });
+  const server = await openDatabaseServer(settings, {
+    mode: options.mode ?? 'share',
+    command: options.command === true,
+    log: options.log,
+    ...(options.warn ? { warn: options.warn } : {}),
+  });
   const db = createDatabase(server.url, {
     poolMax: settings.poolMax,
     applicationName: options.applicationName,

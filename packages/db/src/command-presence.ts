@@ -1,0 +1,77 @@
+import pg from 'pg';
+
+/**
+ * The connection name under which a command (a CLI run) is seen using an embedded server that
+ * another process started.
+ */
+const COMMAND_PRESENCE = 'contacts-command';
+
+/** How often, and how long at most, the command that started the server waits for the others. */
+const POLL_MS = 200;
+const LONGEST_WAIT_MS = 15 * 60_000;
+const SAY_AFTER_MS = 1_000;
+
+/**
+ * A connection to the server at `url`, made as soon as it answers a query, within `waitMs`;
+ * undefined when it does not answer by then, or as soon as `giveUp()` says so. With `presence`,
+ * the connection carries the command's name, and its holder keeps it open while it uses the
+ * server: commands that run side by side on a server none of them had running wait for one
+ * another (see waitForOtherCommands) instead of the first to finish stopping it under the others.
+ */
+export async function answeringConnection(
+  url: string,
+  waitMs: number,
+  options: { presence?: boolean; giveUp?: () => boolean } = {},
+): Promise<pg.Client | undefined> {
+  const deadline = Date.now() + waitMs;
+  do {
+    const client = new pg.Client({
+      connectionString: url,
+      connectionTimeoutMillis: 2_000,
+      ...(options.presence ? { application_name: COMMAND_PRESENCE } : {}),
+    });
+    // A refused or dropped connection is an answer ("not yet"), not an error to report.
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      await client.query('select 1');
+      return client;
+    } catch {
+      await client.end().catch(() => {});
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  } while (Date.now() < deadline && !options.giveUp?.());
+  return undefined;
+}
+
+/**
+ * Before the command that started the server stops it: waits while other commands are seen
+ * using it (at most a quarter of an hour: a command that hangs does not keep the server forever).
+ * A server that cannot be asked has nobody to wait for.
+ */
+export async function waitForOtherCommands(url: string, log: (message: string) => void): Promise<void> {
+  const client = await answeringConnection(url, 0);
+  if (!client) return;
+  try {
+    const started = Date.now();
+    let said = false;
+    while (Date.now() < started + LONGEST_WAIT_MS) {
+      const { rows } = await client.query<{ others: number }>(
+        'select count(*)::int as others from pg_stat_activity where application_name = $1',
+        [COMMAND_PRESENCE],
+      );
+      const others = rows[0]?.others ?? 0;
+      if (others === 0) return;
+      // Said once the wait is noticeable: most other commands end within a moment.
+      if (!said && Date.now() - started > SAY_AFTER_MS) {
+        log(`waiting for ${others} other command(s) using the embedded PostgreSQL to end before stopping it`);
+        said = true;
+      }
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  } catch {
+    // The server went away meanwhile: nothing left to wait for.
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
