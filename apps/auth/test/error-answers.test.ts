@@ -79,9 +79,10 @@ describe('a method an address does not take', () => {
   });
 
   it('leaves the endpoints’ own answers alone', async () => {
+    // No client named: invalid_client (RFC 6749 §5.2), in the endpoint's own OAuth shape.
     const response = await fetch(`${server.baseUrl}/oauth/token`, { method: 'POST', headers: PROGRAM });
-    expect(response.status).toBe(400);
-    expect((await jsonOf(response)).error).toBe('invalid_request');
+    expect(response.status).toBe(401);
+    expect((await jsonOf(response)).error).toBe('invalid_client');
   });
 });
 

@@ -307,6 +307,23 @@ describe('client authentication failures (RFC 6749 §5.2, RFC 9110 §15.5.2)', (
     expect(response.headers.get('www-authenticate')).toMatch(/^Basic realm="[^"]+", error="invalid_client"/);
   });
 
+  it.each(['/oauth/token', '/oauth/introspect', '/oauth/revoke'])(
+    'answers a request to %s that names no client at all 401 invalid_client, challenged (RFC 6749 §5.2)',
+    async (endpoint) => {
+      const response = await fetch(`${server.baseUrl}${endpoint}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x', token: 'x' }),
+      });
+      expect(response.status).toBe(401);
+      expect(await response.json()).toEqual({
+        error: 'invalid_client',
+        error_description: 'no client authentication mechanism provided',
+      });
+      expect(response.headers.get('www-authenticate')).toMatch(/^Basic realm="[^"]+", error="invalid_client"/);
+    },
+  );
+
   it('adds no challenge to a request that authenticates', async () => {
     const response = await postAuthenticated('/oauth/introspect', { token: 'not-a-token' }, 'client_secret_post', {
       clientId: app.client_id,

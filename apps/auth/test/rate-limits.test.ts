@@ -95,9 +95,9 @@ describe('token endpoint rate limit per client', () => {
     expect(((await limited.json()) as { error: string }).error).toBe('rate_limited');
   });
 
-  it('counts requests that name no client by IP address, and refuses an oversized form as the provider would', async () => {
+  it('counts requests that name no client by IP address, and refuses an oversized body with 413', async () => {
     const anonymous = await form({ grant_type: 'refresh_token' });
-    expect(anonymous.status).toBe(400);
+    expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('ratelimit-limit')).toBe('4');
     await vi.waitFor(
       async () =>
@@ -107,8 +107,29 @@ describe('token endpoint rate limit per client', () => {
       { timeout: 10_000 },
     );
     const huge = await form({ grant_type: 'refresh_token', padding: 'x'.repeat(60 * 1024) });
-    expect(huge.status).toBe(400);
-    expect(((await huge.json()) as { error: string }).error).toBe('invalid_request');
+    expect(huge.status).toBe(413);
+    expect(await huge.json()).toEqual({
+      error: 'invalid_request',
+      error_description: 'the request body is larger than 56 KiB',
+    });
+    // A JSON body too (it was called "not valid JSON"), and at the other endpoints.
+    const hugeJson = await fetch(`${server.baseUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'refresh_token', padding: 'x'.repeat(60 * 1024) }),
+    });
+    expect(hugeJson.status).toBe(413);
+    expect(hugeJson.headers.get('cache-control')).toBe('no-store');
+    await hugeJson.arrayBuffer();
+    for (const endpoint of ['/oauth/introspect', '/oauth/revoke']) {
+      const answer = await fetch(`${server.baseUrl}${endpoint}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(app) },
+        body: new URLSearchParams({ token: 'x'.repeat(60 * 1024) }),
+      });
+      expect(answer.status, endpoint).toBe(413);
+      await answer.arrayBuffer();
+    }
     // Like every answer of the token endpoint (RFC 6749 §5.1), the provider's own errors included.
     expect(huge.headers.get('cache-control')).toBe('no-store');
     const notJson = await fetch(`${server.baseUrl}/oauth/token`, {

@@ -10,6 +10,7 @@ import {
 import { type ContactsApi, createContactsApi } from '@contacts/contacts-api';
 import { explainDatabaseFailure, openServiceDatabase, type ServiceDatabase } from '@contacts/db';
 import { platformSettingsFrom } from './config';
+import { recordRunningPlatform } from './running-platform';
 
 /**
  * `pnpm start`: the whole product in one process for a developer's machine. Reads every
@@ -65,6 +66,7 @@ try {
       await database.close();
     },
   });
+  recordRunningPlatform(dataDir, publicUrl);
   logger.info(
     `Member contacts is running at ${publicUrl} (database: ${database.kind}). ` +
       `Sign in at ${publicUrl}/login, API docs at ${publicUrl}/docs. Ctrl-C stops everything.`,

@@ -82,6 +82,12 @@ describe('pnpm start with the embedded database', () => {
     }
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
     expect(await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).toBe(postmaster);
+    // The quick start's `pnpm -s cli demo`, without the PORT that `pnpm start` was given: its
+    // links point at the one running.
+    const demo = await runCli(['demo'], env);
+    expect((demo.json as { authorize_url: string }).authorize_url).toMatch(
+      new RegExp(`^http://localhost:${port}/oauth/authorize\\?`),
+    );
 
     // Ctrl-C in the terminal: SIGINT to the launcher's process group. The database is not in
     // it (it would stop at once, under the services); the launcher stops it after them.

@@ -4,7 +4,18 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 /** The endpoints where a client authenticates (client_secret_basic, client_secret_post or none). */
 const CLIENT_AUTHENTICATING_ROUTES: ReadonlySet<string> = new Set(['token', 'introspection', 'revocation']);
 
+/** How oidc-provider refuses a request that names no client at all (its shared/client_auth.js). */
+const NO_CLIENT_AUTHENTICATION = 'no client authentication mechanism provided';
+
+interface OAuthErrorBody {
+  error?: unknown;
+  error_description?: unknown;
+}
+
 /**
+ * A request without any client authentication is `invalid_client`, 401 (RFC 6749 §5.2: "no
+ * client authentication included"), where oidc-provider answers `invalid_request`, 400.
+ *
  * A 401 carries a WWW-Authenticate challenge (RFC 9110 §15.5.2). oidc-provider adds one to an
  * `invalid_client` answer only when the client sent an Authorization header (Basic, its
  * shared/client_auth.js); credentials sent in the form (client_secret_post), or a client id alone,
@@ -17,16 +28,25 @@ const CLIENT_AUTHENTICATING_ROUTES: ReadonlySet<string> = new Set(['token', 'int
 export function clientAuthChallenge(issuer: string) {
   return async function challengeFailedClientAuthentication(ctx: Context, next: Next) {
     await next();
-    if (ctx.status !== 401 || ctx.response.get('WWW-Authenticate')) return;
     const route = (ctx as Partial<KoaContextWithOIDC>).oidc?.route;
     if (route === undefined || !CLIENT_AUTHENTICATING_ROUTES.has(route)) return;
-    const body = ctx.body as { error?: unknown; error_description?: unknown } | undefined;
+    const body = ctx.body as OAuthErrorBody | undefined;
+    if (
+      ctx.status === 400 &&
+      body?.error === 'invalid_request' &&
+      body.error_description === NO_CLIENT_AUTHENTICATION
+    ) {
+      ctx.body = { error: 'invalid_client', error_description: NO_CLIENT_AUTHENTICATION };
+      ctx.status = 401;
+    }
+    if (ctx.status !== 401 || ctx.response.get('WWW-Authenticate')) return;
+    const answer = ctx.body as OAuthErrorBody | undefined;
     ctx.set(
       'WWW-Authenticate',
       basicChallenge({
         realm: issuer,
-        error: typeof body?.error === 'string' ? body.error : 'invalid_client',
-        error_description: typeof body?.error_description === 'string' ? body.error_description : undefined,
+        error: typeof answer?.error === 'string' ? answer.error : 'invalid_client',
+        error_description: typeof answer?.error_description === 'string' ? answer.error_description : undefined,
       }),
     );
   };

@@ -22,6 +22,9 @@ import type Provider from 'oidc-provider';
 /** oidc-provider's own limit for a request body (selective_body.js). */
 const MAX_BODY = 56 * 1024;
 
+/** A body over MAX_BODY: 413, saying so, rather than the provider's "failed to parse the request body". */
+class BodyTooLarge extends Error {}
+
 /** Where oidc-provider looks for a body read upstream (koa-body's typing of it is narrower). */
 interface RequestWithBody {
   body?: unknown;
@@ -41,17 +44,22 @@ async function readBody(ctx: Context): Promise<Buffer> {
   let size = 0;
   for await (const chunk of ctx.req.iterator({ destroyOnReturn: false })) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new Error('too large');
+    if (size > MAX_BODY) throw new BodyTooLarge();
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
 }
 
-function refuse(ctx: Context, description: string): void {
-  ctx.status = 400;
+function refuse(ctx: Context, description: string, status = 400): void {
+  ctx.status = status;
   // As on every answer of the token endpoint (RFC 6749 §5.1), errors included, as the provider's own.
   ctx.set('Cache-Control', 'no-store');
   ctx.body = { error: 'invalid_request', error_description: description };
+}
+
+/** 413 (RFC 9110 §15.5.14) in the OAuth error shape: no OAuth request needs a body this large. */
+function refuseTooLarge(ctx: Context): void {
+  refuse(ctx, `the request body is larger than ${MAX_BODY / 1024} KiB`, 413);
 }
 
 /** POST /oauth/token with a JSON body: handed to oidc-provider as an already-parsed form body. */
@@ -62,8 +70,8 @@ export function tokenJsonBody(provider: Provider) {
     let parsed: unknown;
     try {
       parsed = JSON.parse((await readBody(ctx)).toString('utf8'));
-    } catch {
-      return refuse(ctx, 'the request body is not valid JSON');
+    } catch (error) {
+      return error instanceof BodyTooLarge ? refuseTooLarge(ctx) : refuse(ctx, 'the request body is not valid JSON');
     }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
       return refuse(ctx, 'the JSON body must be an object of parameters');
@@ -89,8 +97,9 @@ export async function preReadTokenForm(ctx: Context): Promise<{ body: unknown } 
   if (req.body === undefined && ctx.is('application/x-www-form-urlencoded')) {
     try {
       req.body = await readBody(ctx);
-    } catch {
-      refuse(ctx, 'failed to parse the request body');
+    } catch (error) {
+      if (error instanceof BodyTooLarge) refuseTooLarge(ctx);
+      else refuse(ctx, 'failed to parse the request body');
       return false;
     }
   }

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { addMemberToGroup, createBusinessCategory, createGroup, registerClient, registerMember } from '@contacts/auth';
 import { portFrom, urlFrom } from '@contacts/config';
+import { dataDirectory } from '@contacts/db';
+import { runningPlatformUrl } from '../running-platform';
 import type { Command } from './index';
 
 /**
@@ -15,9 +17,11 @@ export const demoCommand: Command = {
   options: {},
   required: [],
   run: async (_values, { db, env }) => {
-    // Where `pnpm start` serves with the same settings; read before anything is written.
-    const port = portFrom(env, 'PORT', 3000);
-    const publicUrl = urlFrom(env, 'PUBLIC_URL', `http://localhost:${port}`);
+    // Where `pnpm start` serves: the one running for this DATA_DIR when neither PORT nor
+    // PUBLIC_URL is given here, else as these settings say. Read before anything is written.
+    const running = env.PORT || env.PUBLIC_URL ? undefined : runningPlatformUrl(dataDirectory(env));
+    const publicUrl = running ?? urlFrom(env, 'PUBLIC_URL', `http://localhost:${portFrom(env, 'PORT', 3000)}`);
+    const port = running ? Number(new URL(running).port || 80) : portFrom(env, 'PORT', 3000);
     const suffix = randomBytes(3).toString('hex');
     const password = randomBytes(9).toString('base64url');
     const member = await registerMember(db, { email: `demo-${suffix}@example.com`, name: 'Demo Member', password });

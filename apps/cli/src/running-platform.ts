@@ -1,0 +1,54 @@
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Which URL the `pnpm start` of a DATA_DIR serves, for the commands run beside it in another
+ * terminal (`pnpm -s cli demo` prints links into it): they do not share its environment, so
+ * `PORT=8080 pnpm start` would otherwise be told apart only by repeating PORT for every command.
+ * Kept in DATA_DIR/platform.json while that process runs.
+ */
+interface PlatformRecord {
+  pid: number;
+  publicUrl: string;
+}
+
+const recordIn = (dataDir: string) => path.join(dataDir, 'platform.json');
+
+/** Records this process as the one serving `publicUrl` for `dataDir`, until it exits. */
+export function recordRunningPlatform(dataDir: string, publicUrl: string): void {
+  const file = recordIn(dataDir);
+  try {
+    writeFileSync(file, JSON.stringify({ pid: process.pid, publicUrl } satisfies PlatformRecord));
+  } catch {
+    return; // A convenience for other commands: never a reason not to serve.
+  }
+  process.on('exit', () => {
+    if (readRecord(file)?.pid === process.pid) rmSync(file, { force: true });
+  });
+}
+
+/** The public URL of the `pnpm start` running for `dataDir`, when one runs. */
+export function runningPlatformUrl(dataDir: string): string | undefined {
+  const record = readRecord(recordIn(dataDir));
+  return record && isAlive(record.pid) ? record.publicUrl : undefined;
+}
+
+function readRecord(file: string): PlatformRecord | undefined {
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<PlatformRecord>;
+    return Number.isInteger(parsed.pid) && typeof parsed.publicUrl === 'string'
+      ? { pid: parsed.pid as number, publicUrl: parsed.publicUrl }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
