@@ -182,27 +182,32 @@ describe('pnpm start with the embedded database', () => {
   it('starts its database again when PostgreSQL dies under it (kill -9, the OOM killer), and says so', async () => {
     const port = freePort();
     const platform = await startPlatform({ ...env, LOG_LEVEL: 'warn' }, port);
-    const postmasterPid = async () =>
-      Number.parseInt(await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8'), 10);
-    const killed = await postmasterPid();
-    process.kill(killed, 'SIGKILL');
+    try {
+      const postmasterPid = async () =>
+        Number.parseInt(await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8'), 10);
+      const killed = await postmasterPid();
+      process.kill(killed, 'SIGKILL');
 
-    await vi.waitFor(
-      async () => {
-        expect(await postmasterPid()).not.toBe(killed);
-        expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
-      },
-      { timeout: 30_000, interval: 250 },
-    );
-    expect(platform.output()).toContain(
-      `the embedded PostgreSQL (pid ${killed}) ended (signal SIGKILL): starting it again`,
-    );
-    const run = await runCli(['category', 'create', '--name', 'After PostgreSQL died'], env);
-    expect(run.code).toBe(0);
+      await vi.waitFor(
+        async () => {
+          expect(await postmasterPid()).not.toBe(killed);
+          expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+        },
+        { timeout: 30_000, interval: 250 },
+      );
+      expect(platform.output()).toContain(
+        `the embedded PostgreSQL (pid ${killed}) ended (signal SIGKILL): starting it again`,
+      );
+      const run = await runCli(['category', 'create', '--name', 'After PostgreSQL died'], env);
+      expect(run.code).toBe(0);
 
-    platform.kill('SIGTERM');
-    expect(await exited(platform)).toBe(0);
-    expect(await postgresProcessesFor(dataDir)).toEqual([]);
+      platform.kill('SIGTERM');
+      expect(await exited(platform)).toBe(0);
+      expect(await postgresProcessesFor(dataDir)).toEqual([]);
+    } finally {
+      // A failed expectation must not leave the launcher running.
+      if (platform.exitCode === null) process.kill(-(platform.pid as number), 'SIGKILL');
+    }
   });
 });
 
