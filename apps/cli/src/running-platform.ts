@@ -1,5 +1,6 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { isProcessAlive } from '@contacts/db';
 
 /**
  * Which URL the `pnpm start` of a DATA_DIR serves, for the commands run beside it in another
@@ -30,7 +31,7 @@ export function recordRunningPlatform(dataDir: string, publicUrl: string): void 
 /** The public URL of the `pnpm start` running for `dataDir`, when one runs. */
 export function runningPlatformUrl(dataDir: string): string | undefined {
   const record = readRecord(recordIn(dataDir));
-  return record && isAlive(record.pid) ? record.publicUrl : undefined;
+  return record && isProcessAlive(record.pid) ? record.publicUrl : undefined;
 }
 
 function readRecord(file: string): PlatformRecord | undefined {
@@ -41,14 +42,5 @@ function readRecord(file: string): PlatformRecord | undefined {
       : undefined;
   } catch {
     return undefined;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -175,7 +175,7 @@ async function share(
   const wait = running.owner === undefined ? ORPHAN_WAIT_MS : OWNED_SERVER_WAIT_MS;
   const url = running.port === undefined ? undefined : urlOn(running.port);
   const { owner } = running;
-  const ownerEnded = () => owner !== undefined && !isAlive(owner);
+  const ownerEnded = () => owner !== undefined && !isProcessAlive(owner);
   const connection =
     url === undefined
       ? undefined
@@ -233,7 +233,7 @@ function followingOwner(
     }
   };
   const watch = setInterval(() => {
-    if (ended || adopting || successor || isAlive(shared.owner)) return;
+    if (ended || adopting || successor || isProcessAlive(shared.owner)) return;
     adopting = adopt().finally(() => {
       adopting = undefined;
     });
@@ -272,7 +272,7 @@ async function withStartLock<T>(dataDir: string, work: () => Promise<T>): Promis
       }
       const holder = await readPid(lockFile).catch(() => undefined);
       const age = Date.now() - ((await stat(lockFile).catch(() => undefined))?.mtimeMs ?? Date.now());
-      if (holder === undefined || !isAlive(holder) || age > START_LOCK_STALE_MS) {
+      if (holder === undefined || !isProcessAlive(holder) || age > START_LOCK_STALE_MS) {
         await rm(lockFile, { force: true });
         continue;
       }
@@ -322,7 +322,7 @@ async function runningPostmaster(
   // The owner is the process that started the server: its parent, until it dies (the server
   // is then reparented). Where the parent cannot be told, a live recorded owner counts.
   const parent = parentOf(lock.pid);
-  const ownerAlive = owner !== undefined && isAlive(owner) && (parent === undefined || parent === owner);
+  const ownerAlive = owner !== undefined && isProcessAlive(owner) && (parent === undefined || parent === owner);
   return { pid: lock.pid, port: lock.port, owner: ownerAlive ? owner : undefined };
 }
 
@@ -382,7 +382,8 @@ async function readPid(file: string): Promise<number | undefined> {
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
 }
 
-function isAlive(pid: number): boolean {
+/** Whether process `pid` runs (one of another user, e.g. the `postgres` user's, counts). */
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
