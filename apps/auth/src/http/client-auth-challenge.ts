@@ -30,17 +30,17 @@ export function clientAuthChallenge(issuer: string) {
     await next();
     const route = (ctx as Partial<KoaContextWithOIDC>).oidc?.route;
     if (route === undefined || !CLIENT_AUTHENTICATING_ROUTES.has(route)) return;
-    const body = ctx.body as OAuthErrorBody | undefined;
+    let answer = ctx.body as OAuthErrorBody | undefined;
     if (
       ctx.status === 400 &&
-      body?.error === 'invalid_request' &&
-      body.error_description === NO_CLIENT_AUTHENTICATION
+      answer?.error === 'invalid_request' &&
+      answer.error_description === NO_CLIENT_AUTHENTICATION
     ) {
-      ctx.body = { error: 'invalid_client', error_description: NO_CLIENT_AUTHENTICATION };
+      answer = { error: 'invalid_client', error_description: NO_CLIENT_AUTHENTICATION };
+      ctx.body = answer;
       ctx.status = 401;
     }
     if (ctx.status !== 401 || ctx.response.get('WWW-Authenticate')) return;
-    const answer = ctx.body as OAuthErrorBody | undefined;
     ctx.set(
       'WWW-Authenticate',
       basicChallenge({
