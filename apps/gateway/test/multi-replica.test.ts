@@ -6,7 +6,7 @@ import { generateSecrets, isContactsApiPath, type SharedSecrets } from '@contact
 import { pendingMigrations } from '@contacts/db';
 import { createEmptyTestDatabase, type TestDatabase } from '@contacts/db/testing';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authorizeInBrowser, launchBrowser } from '../../auth/test/support/browser';
 import { type CallbackServer, startCallbackServer } from '../../auth/test/support/callback-server';
 import { aMember, anApplication, type TestApplication, type TestMember } from '../../auth/test/support/factories';
@@ -224,6 +224,17 @@ describe.skipIf(!nginx && !process.env.CI)('the production topology, on one mach
     secretValues.set(application.client_secret as string, 'client secret');
     as = await discover(gateway.url);
     expect(as.token_endpoint).toBe(`${gateway.url}/oauth/token`);
+    // Both auth replicas in the gateway's rotation before the flow: under load (CI runs suites
+    // side by side) a replica that failed three requests is out of it for 10 s (max_fails), and the
+    // flow then never crossed replicas (seen once in a fresh-clone run, 2026-11-24).
+    await vi.waitFor(
+      async () => {
+        const answering = new Set<Replica>();
+        for (let probe = 0; probe < 4; probe++) answering.add(await servedBy((await send('/healthz')).requestId));
+        expect(answering.size).toBe(auth.length);
+      },
+      { timeout: 30_000, interval: 1_000 },
+    );
 
     const context = await browser.newContext();
     const page: Page = await context.newPage();
