@@ -19,6 +19,7 @@ import { refusePlainHttp } from './http/plain-http-refusal';
 import { securityHeaders } from './http/security-headers';
 import { unknownMethods } from './http/unknown-methods';
 import { auditTrail } from './lib/audit';
+import { memberSessions } from './lib/member-sessions';
 import { type PersonalTokens, personalTokens } from './lib/personal-tokens';
 import { signInGuard } from './lib/sign-in-guard';
 import { accessTokenMemory } from './provider/access-token-memory';
@@ -63,8 +64,12 @@ export async function createAuthServer({
 }: AuthServerDependencies): Promise<AuthServer> {
   const clients = clientDirectory(db, logger);
   const accessTokens = accessTokenMemory(db, logger);
+  const sessions = memberSessions(db, config.secureCookies);
   routeLibraryNotices(logger);
-  const provider = createProvider({ db, config, logger, clients, accessTokens }, configureProvider);
+  const provider = createProvider(
+    { db, config, logger, clients, accessTokens, memberSessions: sessions },
+    configureProvider,
+  );
   const tokens = personalTokens(provider, db);
   const audit = auditTrail(db, logger);
   auditRefreshTokenReuse(provider, audit);
@@ -77,7 +82,7 @@ export async function createAuthServer({
     signInGuard: signInGuard(db),
     logger,
     clients,
-    secureCookies: config.secureCookies,
+    memberSessions: sessions,
     csrf: csrfSeed(config.secrets.cookieKeys, config.secureCookies),
   };
 

@@ -3,6 +3,7 @@ import type { Database } from '@contacts/db';
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import type { Audit } from './lib/audit';
+import type { MemberSessions } from './lib/member-sessions';
 import type { PersonalTokens } from './lib/personal-tokens';
 import type { SignInGuard } from './lib/sign-in-guard';
 import type { ClientDirectory } from './provider/client-directory';
@@ -17,7 +18,8 @@ export interface AuthServices {
   logger: Logger;
   /** The registered applications as the provider reads them; forget one after changing it. */
   clients: ClientDirectory;
-  secureCookies: boolean;
+  /** The member's sign-in to the pages. */
+  memberSessions: MemberSessions;
   /** The CSRF state of the member's pages (http/csrf.ts); each page router uses it. */
   csrf: Middleware;
 }

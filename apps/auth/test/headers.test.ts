@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAuthConfig } from '../src/config';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
+import { authorizeInBrowser } from './support/authorize-in-browser';
 import { aMember, anApplication, type TestMember } from './support/factories';
+import { httpBrowser } from './support/http-browser';
 
 /**
  * Page protections, on a server whose public URL is https behind a TLS-terminating proxy
@@ -15,6 +17,15 @@ beforeAll(async () => {
   member = await aMember(server.database.db);
 });
 afterAll(async () => server?.stop());
+
+/** What a browser requires of a __Host- cookie (and this server of every cookie over https). */
+function expectHostOnly(cookie: string): void {
+  expect(cookie).toMatch(/;\s*secure/i);
+  expect(cookie).toMatch(/;\s*path=\/(;|$)/i);
+  expect(cookie).not.toMatch(/;\s*domain=/i);
+  expect(cookie).toMatch(/;\s*httponly/i);
+  expect(cookie).toMatch(/;\s*samesite=lax/i);
+}
 
 async function signIn(returnTo: string) {
   const page = await fetch(`${server.baseUrl}/login`, { headers: viaTls });
@@ -104,13 +115,65 @@ describe('page headers', () => {
     expect(signedIn.status).toBe(303);
     const cookies = [...page.headers.getSetCookie(), ...signedIn.headers.getSetCookie()];
     expect(cookies.map((cookie) => cookie.split('=')[0])).toEqual(
-      expect.arrayContaining(['csrf_seed', 'member_session']),
+      expect.arrayContaining(['__Host-csrf_seed', '__Host-member_session', '__Host-member_session.sig']),
     );
-    for (const cookie of cookies) {
-      expect(cookie).toMatch(/;\s*secure/i);
-      expect(cookie).toMatch(/;\s*httponly/i);
-      expect(cookie).toMatch(/;\s*samesite=lax/i);
-    }
+    for (const cookie of cookies) expectHostOnly(cookie);
+  });
+
+  it('keeps its browser cookies to this host (__Host-): a seed planted by a sibling host is not used', async () => {
+    // What an attacker's own visit gives them: a seed and the form token that goes with it.
+    const theirs = await fetch(`${server.baseUrl}/login`, { headers: viaTls });
+    const seed = /^__Host-csrf_seed=([^;]+)/.exec(theirs.headers.getSetCookie().join('\n'))?.[1];
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await theirs.text())?.[1] ?? '';
+    expect(seed).toBeTruthy();
+    // A page on another subdomain can plant `csrf_seed` (Domain=) but never a __Host- cookie.
+    const forged = (cookie: string) =>
+      fetch(`${server.baseUrl}/login`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { ...viaTls, cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrf, email: member.email, password: member.password }),
+      });
+    expect((await forged(`csrf_seed=${seed}`)).status).toBe(403);
+    // The control: the same seed, where only this host could have put it, is accepted.
+    expect((await forged(`__Host-csrf_seed=${seed}`)).status).toBe(303);
+  });
+
+  it("names oidc-provider's session cookie __Host-_session and clears the member's cookie with its prefix's attributes", async () => {
+    const app = await anApplication(server.database.db);
+    const browser = httpBrowser(server.baseUrl, 'TestBrowser/1.0', viaTls);
+    await browser.signIn(member.email, member.password);
+    const authorizePath = `/oauth/authorize?${new URLSearchParams({
+      client_id: app.client_id,
+      redirect_uri: app.redirect_uri,
+      response_type: 'code',
+      scope: 'contacts:read',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWQTpqz0oaUZc',
+      code_challenge_method: 'S256',
+    })}`;
+    expect((await authorizeInBrowser(browser, server.baseUrl, authorizePath, app.redirect_uri)).code).toBeTruthy();
+    expect([...browser.cookies.keys()]).toEqual(expect.arrayContaining(['__Host-_session', '__Host-member_session']));
+    expect([...browser.cookies.keys()].filter((name) => /^_?session|^member_session|^csrf_seed/.test(name))).toEqual(
+      [],
+    );
+
+    const cookie = [...browser.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    const page = await fetch(`${server.baseUrl}/settings/sessions`, { headers: { ...viaTls, cookie } });
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+    const signOut = await fetch(`${server.baseUrl}/logout`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        ...viaTls,
+        cookie,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ csrf }),
+    });
+    const cleared = signOut.headers.getSetCookie().filter((cookie) => cookie.startsWith('__Host-member_session='));
+    expect(cleared.length).toBeGreaterThan(0);
+    // A browser ignores a __Host- cookie (its removal included) that is not Secure with Path=/.
+    for (const cookie of cleared) expectHostOnly(cookie);
   });
 
   it('follows only local paths after sign-in (no open redirect)', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
+import { type AuthorizeOutcome, authorizeInBrowser } from './support/authorize-in-browser';
 import { aMember, anApplication, type TestApplication } from './support/factories';
 import { type HttpBrowser, httpBrowser } from './support/http-browser';
 import { discover, introspectAsApi, oauth, tokenRequest } from './support/oauth-client';
@@ -24,38 +25,8 @@ const authorizePath = (params: Record<string, string> = {}) =>
     ...params,
   })}`;
 
-/**
- * Follows /oauth/authorize as a browser does, allowing the consent page when it comes: where
- * the flow ends (the client's redirect with a code, or the sign-in page), and as whom it asked.
- */
-async function authorize(
-  browser: HttpBrowser,
-  params: Record<string, string> = {},
-): Promise<{ code: string | undefined; signInPage: boolean; consentFor: string | undefined }> {
-  let path = authorizePath(params);
-  let consentFor: string | undefined;
-  for (let step = 0; step < 10; step++) {
-    const answer = await browser.get(path);
-    if (answer.status === 303 || answer.status === 302) {
-      const location = new URL(answer.location as string, server.baseUrl);
-      if (location.href.startsWith(app.redirect_uri)) {
-        return { code: location.searchParams.get('code') ?? undefined, signInPage: false, consentFor };
-      }
-      path = location.pathname + location.search;
-      continue;
-    }
-    if (answer.html.includes('name="password"')) return { code: undefined, signInPage: true, consentFor };
-    const confirm = /action="(\/interaction\/[^"]+\/confirm)"/.exec(answer.html)?.[1];
-    if (!confirm) throw new Error(`unexpected page ${answer.status}: ${answer.html.slice(0, 200)}`);
-    consentFor = /\(([^()]+@[^()]+)\)/.exec(answer.html)?.[1];
-    const allowed = new URL(
-      (await browser.submit(path, confirm, { decision: 'allow' })).location as string,
-      server.baseUrl,
-    );
-    path = allowed.pathname + allowed.search;
-  }
-  throw new Error('authorization did not end');
-}
+const authorize = (browser: HttpBrowser, params: Record<string, string> = {}): Promise<AuthorizeOutcome> =>
+  authorizeInBrowser(browser, server.baseUrl, authorizePath(params), app.redirect_uri);
 
 describe('signing out also ends the OAuth sign-in', () => {
   it('asks for a sign-in again after the member signs out of this browser', async () => {

@@ -146,4 +146,17 @@ describe('POST /oauth/revoke-leaked', () => {
     expect(await limited.json()).toMatchObject({ error: 'rate_limited' });
     expect((await report({ tokens: ['x'] }, undefined, '203.0.113.10')).status).toBe(202);
   });
+
+  it('counts an IPv6 caller by its /64: fresh addresses of one network share one allowance', async () => {
+    const network = '2001:db8:7:1';
+    const statuses: number[] = [];
+    for (let i = 1; i <= 31; i += 1) {
+      statuses.push((await report({ tokens: ['x'] }, undefined, `${network}:${i.toString(16)}::${i}`)).status);
+    }
+    expect(statuses.slice(0, 30).every((status) => status === 202)).toBe(true);
+    expect(statuses[30]).toBe(429);
+    // The same network written out in full is the same caller; the next /64 is another one.
+    expect((await report({ tokens: ['x'] }, undefined, '2001:0db8:0007:0001:ffff:0:0:1')).status).toBe(429);
+    expect((await report({ tokens: ['x'] }, undefined, '2001:db8:7:2::1')).status).toBe(202);
+  });
 });

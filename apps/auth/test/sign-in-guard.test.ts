@@ -22,7 +22,7 @@ const eventsOf = async (memberId: number) =>
     (row) => row.event as string,
   );
 const addressCount = async () =>
-  ((await server.database.db('rate_limits').where({ key: 'sign_in_ip:127.0.0.1' }).first()) as { points: number })
+  ((await server.database.db('rate_limits').where({ key: 'sign_in_ip:ip:127.0.0.1' }).first()) as { points: number })
     ?.points ?? 0;
 
 describe('sign-in throttle', () => {

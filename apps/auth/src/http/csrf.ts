@@ -1,13 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context, Next } from 'koa';
-
-/**
- * CSRF protection for every form of the auth app's own pages: a random per-browser seed in an
- * HttpOnly cookie, and in each form a token that is the HMAC of that seed under the cookie key.
- * A cross-site page can neither read the seed nor compute the token. Verified against every
- * configured key so that rotating COOKIE_KEYS does not break open forms.
- */
-const SEED_COOKIE = 'csrf_seed';
+import { cookieNames } from './cookie-names';
 
 export interface CsrfState {
   csrfToken: string;
@@ -15,13 +8,21 @@ export interface CsrfState {
   csrfValid(submitted: unknown): boolean;
 }
 
+/**
+ * CSRF protection for every form of the auth app's own pages: a random per-browser seed in an
+ * HttpOnly cookie, and in each form a token that is the HMAC of that seed under the cookie key.
+ * A cross-site page can neither read the seed nor compute the token. Verified against every
+ * configured key so that rotating COOKIE_KEYS does not break open forms. Over https the seed's
+ * cookie is `__Host-csrf_seed` (see cookie-names.ts), so no other host can fix it.
+ */
 export function csrfSeed(keys: string[], secure: boolean) {
+  const seedCookie = cookieNames(secure).csrfSeed;
   const sign = (key: string, seed: string) => createHmac('sha256', key).update(`csrf:${seed}`).digest('base64url');
   return async function csrf(ctx: Context, next: Next) {
-    let seed = ctx.cookies.get(SEED_COOKIE);
+    let seed = ctx.cookies.get(seedCookie);
     if (!seed) {
       seed = randomBytes(24).toString('base64url');
-      ctx.cookies.set(SEED_COOKIE, seed, { httpOnly: true, sameSite: 'lax', secure, overwrite: true });
+      ctx.cookies.set(seedCookie, seed, { httpOnly: true, sameSite: 'lax', secure, overwrite: true });
     }
     const state = ctx.state as CsrfState;
     state.csrfToken = sign(keys[0] as string, seed);

@@ -1,9 +1,9 @@
 import { hash } from 'node:crypto';
-import { isIP } from 'node:net';
 import type { Logger, RateLimit } from '@contacts/config';
 import { type Database, sharedRateLimiter } from '@contacts/db';
 import type { Context, Next } from 'koa';
 import type Provider from 'oidc-provider';
+import { addressKey } from './address-key';
 import { isTokenRequest, preReadTokenForm } from './token-request-body';
 
 /**
@@ -19,8 +19,7 @@ import { isTokenRequest, preReadTokenForm } from './token-request-body';
  * is whatever the caller sent, and every key goes to the store in one shared statement, so a
  * single id the store refuses (a NUL, which PostgreSQL text cannot hold; more than the key
  * column's 255 characters) would fail the batch of every client until its window ended. The
- * address is trusted from X-Forwarded-For (the app runs with `proxy`), so it is kept as is only
- * when it is an IP address.
+ * address is counted by addressKey (an IPv6 address by its /64).
  */
 export function tokenRateLimit(provider: Provider, db: Database, limit: RateLimit | undefined, logger: Logger) {
   if (!limit) return (_ctx: Context, next: Next) => next();
@@ -51,10 +50,6 @@ export function tokenRateLimit(provider: Provider, db: Database, limit: RateLimi
 /** A key the store can always hold, whatever the client_id: `client:` and 43 characters of base64url. */
 export function clientKey(clientId: string): string {
   return `client:${hash('sha256', clientId, 'base64url')}`;
-}
-
-function addressKey(ip: string): string {
-  return `ip:${isIP(ip) ? ip : hash('sha256', ip, 'base64url')}`;
 }
 
 /** The client_id of HTTP Basic credentials (form-encoded, RFC 6749 §2.3.1), else of the body. */

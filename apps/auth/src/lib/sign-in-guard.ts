@@ -1,12 +1,12 @@
 import { hash } from 'node:crypto';
-import { isIP } from 'node:net';
 import type { Database } from '@contacts/db';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { addressKey } from '../http/address-key';
 
 /**
  * Brute-force protection for sign-in, on PostgreSQL so that every replica shares the counts:
  * 5 failed attempts on one account lock it for 15 minutes, 50 failures from one IP address in an
- * hour lock that address for an hour. A successful sign-in clears the account's count.
+ * hour lock that address (an IPv6 address's /64, see addressKey) for an hour. A successful sign-in clears the account's count.
  */
 const ACCOUNT = { points: 5, duration: 15 * 60, blockDuration: 15 * 60 };
 const ADDRESS = { points: 50, duration: 60 * 60, blockDuration: 60 * 60 };
@@ -37,8 +37,6 @@ export function signInGuard(db: Database): SignInGuard {
   // Hashed: whatever was typed (a NUL, 254 characters) makes a key the table can hold
   // (varchar(255), no NUL), and the table does not list who was attacked.
   const accountKey = (email: string) => hash('sha256', email.trim().toLowerCase(), 'base64url');
-  // The address comes from X-Forwarded-For (the app runs with `proxy`): as is only when it is one.
-  const addressKey = (ip: string) => (isIP(ip) ? ip : hash('sha256', ip, 'base64url'));
   /** A refused consume() rejects with the key's state; anything else is the store failing. */
   const consumed = async (limiter: RateLimiterPostgres, key: string) => {
     try {

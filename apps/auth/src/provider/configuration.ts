@@ -2,6 +2,8 @@ import { DPOP_SIGNING_ALGORITHMS, type Logger } from '@contacts/config';
 import { createOidcAdapterClass, type Database, findMemberById, isRowId, takeRememberedAccount } from '@contacts/db';
 import { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { AuthConfig } from '../config';
+import { cookieNames } from '../http/cookie-names';
+import type { MemberSessions } from '../lib/member-sessions';
 import type { AccessTokenMemory } from './access-token-memory';
 import type { ClientDirectory } from './client-directory';
 import { clientMetadataSource } from './client-metadata';
@@ -18,6 +20,7 @@ export interface ProviderDependencies {
   logger: Logger;
   clients: ClientDirectory;
   accessTokens: AccessTokenMemory;
+  memberSessions: MemberSessions;
 }
 
 /** Where oidc-provider answers: the documented contract's paths (the pages link to them too). */
@@ -45,7 +48,13 @@ export const METADATA_PATHS = {
  * public ones), refresh tokens rotated on every use, opaque access tokens, introspection and
  * revocation. OpenID Connect extras that nobody here uses are switched off.
  */
-export function providerConfiguration({ db, config, clients, accessTokens }: ProviderDependencies): Configuration {
+export function providerConfiguration({
+  db,
+  config,
+  clients,
+  accessTokens,
+  memberSessions,
+}: ProviderDependencies): Configuration {
   const introspectionClientId = config.secrets.introspectionClientId;
   return {
     adapter: createOidcAdapterClass(db, {
@@ -57,6 +66,12 @@ export function providerConfiguration({ db, config, clients, accessTokens }: Pro
     jwks: config.secrets.jwks as Configuration['jwks'],
     cookies: {
       keys: config.secrets.cookieKeys,
+      // The interaction cookies are scoped to /interaction/<uid> paths, which __Host- forbids.
+      names: {
+        session: cookieNames(config.secureCookies).providerSession,
+        interaction: '_interaction',
+        resume: '_interaction_resume',
+      },
       long: { httpOnly: true, sameSite: 'lax', secure: config.secureCookies },
       short: { httpOnly: true, sameSite: 'lax', secure: config.secureCookies },
     },
@@ -83,7 +98,7 @@ export function providerConfiguration({ db, config, clients, accessTokens }: Pro
     },
     interactions: {
       url: async (_ctx, interaction) => `/interaction/${interaction.uid}`,
-      policy: memberSessionPolicy(db),
+      policy: memberSessionPolicy(memberSessions),
     },
     loadExistingGrant: existingGrantLoader(db),
     // Refresh tokens without offline_access, rotated on every use, never tied to the browser session.

@@ -1,6 +1,5 @@
-import type { Database } from '@contacts/db';
 import { interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
-import { currentMember } from '../lib/member-sessions';
+import type { MemberSessions } from '../lib/member-sessions';
 
 const { Check, base } = interactionPolicy;
 
@@ -18,7 +17,7 @@ export const MEMBER_SIGNED_OUT = 'member_signed_out';
  * first (what its own end_session would do), so that the sign-in that follows starts afresh:
  * under a new session id, with none of the previous member's authorizations.
  */
-export function memberSessionPolicy(db: Database): ReturnType<typeof base> {
+export function memberSessionPolicy(memberSessions: MemberSessions): ReturnType<typeof base> {
   const policy = base();
   const login = policy.get('login');
   if (!login) throw new Error('oidc-provider has no login prompt');
@@ -27,7 +26,7 @@ export function memberSessionPolicy(db: Database): ReturnType<typeof base> {
       const accountId = ctx.oidc.session?.accountId;
       // No provider session: no_session asks already. A login just made in this interaction: trust it.
       if (!accountId || ctx.oidc.result?.login) return Check.NO_NEED_TO_PROMPT;
-      const member = await currentMember(ctx, db);
+      const member = await memberSessions.current(ctx);
       if (member && String(member.id) === accountId) return Check.NO_NEED_TO_PROMPT;
       signOutProviderSession(ctx);
       return Check.REQUEST_PROMPT;

@@ -3,7 +3,6 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { CsrfState } from '../http/csrf';
 import { changePassword, listBrowserSessions, signOutBrowserSession } from '../lib/account-security';
-import { currentMember, currentSessionIdHash } from '../lib/member-sessions';
 import { InputError } from '../lib/validation';
 import type { AuthServices } from '../services';
 import { type AccountFrame, passwordPage, sessionsPage } from '../views/account';
@@ -27,8 +26,8 @@ export function accountRoutes(services: AuthServices): Router {
   router.use(['/sessions', '/password'], services.csrf);
 
   router.use(['/sessions', '/password'], async (ctx, next) => {
-    const member = await currentMember(ctx, db);
-    const sessionIdHash = currentSessionIdHash(ctx);
+    const member = await services.memberSessions.current(ctx);
+    const sessionIdHash = services.memberSessions.currentIdHash(ctx);
     if (!member || !sessionIdHash) {
       // A form posted after the session ended comes back to its page, not to its POST-only action.
       if (ctx.method !== 'GET' && ctx.method !== 'HEAD') ctx.status = 303;

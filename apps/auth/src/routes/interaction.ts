@@ -4,7 +4,6 @@ import type { Context } from 'koa';
 import { errors } from 'oidc-provider';
 import type { CsrfState } from '../http/csrf';
 import { findApplication } from '../lib/applications';
-import { currentMember, endMemberSession } from '../lib/member-sessions';
 import { OAUTH_ROUTES } from '../provider/configuration';
 import { MEMBER_SIGNED_OUT } from '../provider/member-session-policy';
 import { CONTACTS_API_RESOURCE, grantableScopes, SCOPE_DESCRIPTIONS } from '../provider/scopes';
@@ -38,7 +37,7 @@ export function interactionRoutes(services: AuthServices): Router {
     if (details.prompt.name === 'login') {
       // Already signed in to this site (for example in the settings pages): no second sign-in,
       // unless the client asked for one (prompt=login, max_age, …).
-      const member = await currentMember(ctx, db);
+      const member = await services.memberSessions.current(ctx);
       if (member && details.prompt.reasons.every((reason) => SIGNED_IN_SUFFICES.has(reason))) {
         return provider.interactionFinished(
           ctx.req,
@@ -99,7 +98,7 @@ export function interactionRoutes(services: AuthServices): Router {
     const details = await provider.interactionDetails(ctx.req, ctx.res);
     if (details.prompt.name !== 'consent')
       throw new errors.InvalidRequest('this interaction does not ask for a consent');
-    await endMemberSession(ctx, db);
+    await services.memberSessions.end(ctx);
     const request = new URLSearchParams();
     for (const [name, value] of Object.entries(details.params)) if (typeof value === 'string') request.set(name, value);
     const prompts = new Set((request.get('prompt') ?? '').split(' ').filter(Boolean)).add('login');

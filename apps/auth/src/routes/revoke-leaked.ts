@@ -4,6 +4,7 @@ import { sharedRateLimiter } from '@contacts/db';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
+import { addressKey } from '../http/address-key';
 import { revokeLeakedPersonalTokens } from '../lib/personal-tokens';
 import type { AuthServices } from '../services';
 
@@ -52,14 +53,14 @@ function valuesOf(ctx: Context): { values: string[] } | { problem: string } {
  * `POST /oauth/revoke-leaked`, without authentication (as GitHub's credential revocation API):
  * whoever finds a personal token in the open can have it revoked. The answer is the same
  * `202 {"received":n}` whatever the values were, so it tells nothing about their validity;
- * the owner of a revoked token finds it in their security log. Rate-limited per IP address.
+ * the owner of a revoked token finds it in their security log. Rate-limited per IP address (an IPv6 address by its /64: addressKey).
  */
 export function revokeLeakedRoutes(services: AuthServices, limit: RateLimit = REVOKE_LEAKED_RATE_LIMIT): Router {
   const { db, audit, logger } = services;
   const limiter = sharedRateLimiter(db, limit, 'revoke_leaked_ip', (message) => logger.warn(message));
   const router = new Router();
   router.post('/oauth/revoke-leaked', async (ctx) => {
-    const verdict = limiter.consume(`ip:${ctx.ip}`);
+    const verdict = limiter.consume(addressKey(ctx.ip));
     if (!verdict.allowed) {
       const reset = verdict.headers['RateLimit-Reset'];
       ctx.set({ ...verdict.headers, 'Retry-After': reset, 'Cache-Control': 'no-store' });

@@ -5,7 +5,6 @@ import type { Context, Next } from 'koa';
 import type { CsrfState } from '../http/csrf';
 import { listAuthorizedApplications, registerApplicationFromForm } from '../lib/applications';
 import { revokeAuthorizedApp } from '../lib/authorized-apps';
-import { currentMember } from '../lib/member-sessions';
 import { PERSONAL_TOKEN_MAX_DAYS } from '../lib/personal-tokens';
 import {
   deleteClient,
@@ -61,7 +60,7 @@ export function settingsRoutes(services: AuthServices): Router {
   router.use(services.csrf);
 
   router.use(async (ctx: Context, next: Next) => {
-    const member = await currentMember(ctx, db);
+    const member = await services.memberSessions.current(ctx);
     if (!member) {
       // A form posted after the session ended comes back to its page, not to its POST-only action.
       if (ctx.method !== 'GET' && ctx.method !== 'HEAD') ctx.status = 303;

@@ -1,7 +1,6 @@
 import type { PublicMember } from '@contacts/db';
 import type { Context } from 'koa';
 import type { CsrfState } from '../http/csrf';
-import { startMemberSession } from '../lib/member-sessions';
 import { attemptSignIn } from '../lib/sign-in';
 import type { AuthServices } from '../services';
 import { signInPage } from '../views/sign-in';
@@ -24,7 +23,7 @@ export async function signInFromForm(
     { email, password, ip: ctx.ip },
   );
   if (outcome.ok) {
-    await startMemberSession(ctx, services.db, outcome.member.id, services.secureCookies);
+    await services.memberSessions.start(ctx, outcome.member.id);
     return outcome.member;
   }
   ctx.status = outcome.status;

@@ -1,6 +1,5 @@
 import Router from '@koa/router';
 import type { CsrfState } from '../http/csrf';
-import { endMemberSession } from '../lib/member-sessions';
 import type { AuthServices } from '../services';
 import { signInPage } from '../views/sign-in';
 import { formBody } from './form-body';
@@ -12,7 +11,6 @@ export function safeReturnPath(value: unknown): string {
 }
 
 export function signInRoutes(services: AuthServices): Router {
-  const { db } = services;
   const router = new Router();
   router.use(services.csrf);
 
@@ -36,7 +34,7 @@ export function signInRoutes(services: AuthServices): Router {
   });
 
   router.post('/logout', formBody, async (ctx) => {
-    await endMemberSession(ctx, db);
+    await services.memberSessions.end(ctx);
     ctx.status = 303;
     ctx.redirect('/login');
   });

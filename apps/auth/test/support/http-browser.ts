@@ -26,13 +26,22 @@ export interface HttpBrowser {
   signIn(email: string, password: string): Promise<void>;
 }
 
-export function httpBrowser(baseUrl: string, userAgent = 'TestBrowser/1.0'): HttpBrowser {
+/**
+ * `headers` go with every request: `{ 'x-forwarded-proto': 'https' }` makes it a browser behind
+ * a TLS-terminating proxy, for a server whose public URL is https.
+ */
+export function httpBrowser(
+  baseUrl: string,
+  userAgent = 'TestBrowser/1.0',
+  headers: Record<string, string> = {},
+): HttpBrowser {
   const cookies = new Map<string, string>();
   const send = async (path: string, init: RequestInit = {}) => {
     const response = await fetch(`${baseUrl}${path}`, {
       ...init,
       redirect: 'manual',
       headers: {
+        ...headers,
         ...(init.headers as Record<string, string>),
         'user-agent': userAgent,
         cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; '),
