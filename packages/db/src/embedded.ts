@@ -151,9 +151,12 @@ async function findOrStart(options: EmbeddedDatabaseOptions): Promise<EmbeddedDa
       async stop() {
         if (stopped) return;
         stopped = true;
-        if (options.command) await waitForOtherCommands(urlOn(options.port), options.warn ?? log);
+        const alone = options.command
+          ? await waitForOtherCommands(urlOn(options.port), options.warn ?? log)
+          : undefined;
         release();
         await server.stop();
+        await alone?.();
         removeOwnerRecord(ownerFile);
       },
     };
