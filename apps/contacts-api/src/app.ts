@@ -12,9 +12,10 @@ import type { Database, NotificationListener } from '@contacts/db';
 import { databaseProblem, startJanitor } from '@contacts/db';
 import { Router } from '@koa/router';
 import Koa, { type Middleware } from 'koa';
+import compose from 'koa-compose';
 import { Authenticator } from './auth/authenticator';
 import { introspectionClient } from './auth/introspection';
-import { requireAccess } from './auth/middleware';
+import { type Access, requireAccess } from './auth/middleware';
 import { listenForRevocations } from './auth/revocation-listener';
 import { senderConstraint } from './auth/sender-constraint';
 import { TokenCache } from './auth/token-cache';
@@ -24,8 +25,9 @@ import { allowedMethods } from './http/allowed-methods';
 import { readBearer } from './http/bearer';
 import { apiCors } from './http/cors';
 import { errorEnvelopeOf, errorRenderer } from './http/errors';
+import { invalidTokenLimit } from './http/invalid-token-limit';
 import { type RegisteredRoute, registeredRoutes } from './http/openapi-paths';
-import { perTokenRateLimit } from './http/rate-limit';
+import { asRateLimit, perTokenRateLimit } from './http/rate-limit';
 import type { RouteDependencies } from './routes/context';
 import { openApiRoutes } from './routes/openapi';
 import { v3Api } from './routes/v3';
@@ -82,11 +84,19 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
 
   // [security] DPoP proofs and the personal-token checksum, checked with every token.
   const constraint = senderConstraint(db, config.publicUrl, logger);
+  // [security] Invalid tokens per caller address, counted around the token check of every route.
+  const invalidTokens = config.invalidTokenLimit
+    ? invalidTokenLimit(db, config.invalidTokenLimit, authenticator, logger)
+    : undefined;
+  const access = (needed: Access): Middleware => {
+    const check = requireAccess(authenticator, needed, logger, constraint);
+    return invalidTokens ? asRateLimit(compose([invalidTokens, check])) : check;
+  };
   const dependencies: RouteDependencies = {
     db,
     publicUrl: config.publicUrl,
-    read: requireAccess(authenticator, 'read', logger, constraint),
-    write: requireAccess(authenticator, 'write', logger, constraint),
+    read: access('read'),
+    write: access('write'),
     rateLimit: config.apiRateLimit ? perTokenRateLimit(db, config.apiRateLimit, logger) : noRateLimit,
   };
   const v3Router = contactRoutesV3(dependencies);

@@ -25,6 +25,11 @@ export interface ContactsApiConfig {
   introspectionClientSecret: string;
   /** Requests per token (API_RATE_LIMIT per API_RATE_LIMIT_WINDOW seconds); undefined: no limit. */
   apiRateLimit?: RateLimit | undefined;
+  /**
+   * Invalid tokens per caller address (API_INVALID_TOKEN_LIMIT per API_INVALID_TOKEN_LIMIT_WINDOW
+   * seconds, see http/invalid-token-limit.ts); undefined: no limit.
+   */
+  invalidTokenLimit?: RateLimit | undefined;
   /** How long a change-feed sync token stays usable (SYNC_TOKEN_TTL, seconds; default 30 days). */
   syncTokenTtlSeconds?: number;
   /** When this process runs the janitor (JANITOR_INTERVAL, AUDIT_RETENTION_DAYS); undefined: never. */
@@ -54,6 +59,7 @@ export async function loadContactsApiConfig(
     authUrl,
     authInternalUrl: urlFrom(env, 'AUTH_INTERNAL_URL', authUrl),
     apiRateLimit: rateLimitFrom(env, 'API_RATE_LIMIT', 1200),
+    invalidTokenLimit: rateLimitFrom(env, 'API_INVALID_TOKEN_LIMIT', 600),
     syncTokenTtlSeconds: syncTokenTtlFrom(env),
     janitor: janitorSettingsFrom(env),
     runtime: serviceRuntimeFrom(env),

@@ -144,6 +144,8 @@ describe.skipIf(!requireTool(dockerCompose, 'docker-compose', "Debian's docker-c
         'INTROSPECTION_CLIENT_SECRET',
         'API_RATE_LIMIT',
         'API_RATE_LIMIT_WINDOW',
+        'API_INVALID_TOKEN_LIMIT',
+        'API_INVALID_TOKEN_LIMIT_WINDOW',
       ],
       // The CLI's janitor keeps what the services' janitors keep.
       migrate: ['DATABASE_URL', 'LOG_LEVEL', ...retention],

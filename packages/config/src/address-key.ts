@@ -10,8 +10,8 @@ import { isIPv4, isIPv6 } from 'node:net';
  *   give a single attacker 2^64 fresh allowances: per-address limits would limit nothing;
  * - anything else (a proxy that passed on something other than an address) by its SHA-256, so
  *   that every key is one the store can hold (no NUL, at most 255 characters).
- * Every per-address limit of the auth server (sign-in, token requests without a client, leaked-token
- * reports) counts by this key.
+ * Every per-address limit counts by this key: the auth server's (sign-in, token requests without
+ * a client, leaked-token reports) and the contacts API's on invalid tokens.
  */
 export function addressKey(ip: string): string {
   const address = ip.replace(/%.*$/, ''); // an IPv6 zone index names an interface, not a host

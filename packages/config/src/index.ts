@@ -1,3 +1,4 @@
+export * from './address-key';
 export * from './api-docs-client';
 export * from './database-settings';
 export * from './dpop';

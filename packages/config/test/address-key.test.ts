@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressKey } from '../src/http/address-key';
+import { addressKey } from '../src/address-key';
 
 describe('addressKey: what a per-address rate limit counts by', () => {
   it('keeps an IPv4 address as it is, and an IPv4-mapped IPv6 address as its IPv4', () => {

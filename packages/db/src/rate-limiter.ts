@@ -16,6 +16,8 @@ export interface RateLimitSettings {
 export interface SharedRateLimiter {
   /** Counts one request for `key`; decided in memory, never waiting for the store. */
   consume(key: string): RateLimitVerdict;
+  /** The verdict `key` would get now, counting nothing (WindowedLimiter.check). */
+  check(key: string): RateLimitVerdict;
   /** Shares the counts not yet sent (tests; a shutting-down process). */
   flush(): Promise<void>;
 }
@@ -42,5 +44,5 @@ export function sharedRateLimiter(
     duration: settings.duration,
     warn,
   });
-  return { consume: (key) => limiter.consume(key), flush: () => limiter.flush() };
+  return { consume: (key) => limiter.consume(key), check: (key) => limiter.check(key), flush: () => limiter.flush() };
 }

@@ -53,6 +53,36 @@ describe('shared rate limiter', () => {
     expect(Number(row.expire)).toBeLessThanOrEqual(Date.now() + 60_000);
   });
 
+  it('checks a key without counting: check() answers what consume() would, and stores nothing', async () => {
+    const limiter = limiterOn(database.db, 2);
+    const key = aKey();
+    expect(limiter.check(key)).toMatchObject({ allowed: true, headers: { 'RateLimit-Remaining': '2' } });
+    expect(limiter.check(key).allowed).toBe(true);
+    limiter.consume(key);
+    expect(limiter.check(key)).toMatchObject({ allowed: true, headers: { 'RateLimit-Remaining': '1' } });
+    limiter.consume(key);
+    expect(limiter.check(key)).toMatchObject({ allowed: false, headers: { 'RateLimit-Remaining': '0' } });
+    await limiter.flush();
+    expect(
+      (
+        await database
+          .db('rate_limits')
+          .where({ key: `test:${key}` })
+          .first()
+      ).points,
+    ).toBe(2);
+
+    const unchecked = aKey();
+    for (let n = 0; n < 5; n++) limiter.check(unchecked);
+    await limiter.flush();
+    expect(
+      await database
+        .db('rate_limits')
+        .where({ key: `test:${unchecked}` })
+        .first(),
+    ).toBeUndefined();
+  });
+
   it('shares counts between replicas at each flush: a replica stops a key the others used up', async () => {
     const first = limiterOn(database.db, 5);
     const second = limiterOn(otherReplicaDb, 5);

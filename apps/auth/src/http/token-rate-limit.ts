@@ -1,9 +1,8 @@
 import { hash } from 'node:crypto';
-import type { Logger, RateLimit } from '@contacts/config';
+import { addressKey, type Logger, type RateLimit } from '@contacts/config';
 import { type Database, sharedRateLimiter } from '@contacts/db';
 import type { Context, Next } from 'koa';
 import type Provider from 'oidc-provider';
-import { addressKey } from './address-key';
 import { isTokenRequest, preReadTokenForm } from './token-request-body';
 
 /**

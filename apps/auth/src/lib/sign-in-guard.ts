@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
+import { addressKey } from '@contacts/config';
 import type { Database } from '@contacts/db';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
-import { addressKey } from '../http/address-key';
 
 /**
  * Brute-force protection for sign-in, on PostgreSQL so that every replica shares the counts:

@@ -1,10 +1,9 @@
 import type { RateLimit } from '@contacts/config';
-import { requestBodyAbandoned } from '@contacts/config';
+import { addressKey, requestBodyAbandoned } from '@contacts/config';
 import { sharedRateLimiter } from '@contacts/db';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
-import { addressKey } from '../http/address-key';
 import { revokeLeakedPersonalTokens } from '../lib/personal-tokens';
 import type { AuthServices } from '../services';
 

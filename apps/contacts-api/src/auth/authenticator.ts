@@ -51,6 +51,11 @@ export class Authenticator {
     return { introspection: fresh, confirm: async () => fresh };
   }
 
+  /** Whether the token is answered from the cache as active: no introspection needed for it now. */
+  holdsActive({ hash }: BearerCredentials): boolean {
+    return this.feed.listening && this.cache.peek(hash)?.active === true;
+  }
+
   private async introspectAndCache(token: string, hash: string): Promise<Introspection> {
     const generation = this.cache.generation;
     const result = await this.introspect(token);

@@ -23,10 +23,20 @@ export function hasAccess(scopes: readonly string[], access: Access): boolean {
   return scopesGrant(scopes, SCOPE_FOR[access]);
 }
 
-const invalidToken = (scheme: TokenScheme, description = 'the token is invalid, expired or revoked') =>
-  new ApiError(401, 'unauthorized', 'The token is invalid, expired or revoked.', {
+const invalidTokenRefusals = new WeakSet<ApiError>();
+
+const invalidToken = (scheme: TokenScheme, description = 'the token is invalid, expired or revoked') => {
+  const refusal = new ApiError(401, 'unauthorized', 'The token is invalid, expired or revoked.', {
     headers: { 'WWW-Authenticate': challengeOf(scheme, { error: 'invalid_token', description }) },
   });
+  invalidTokenRefusals.add(refusal);
+  return refusal;
+};
+
+/** Whether `error` is requireAccess refusing a token that is malformed, unknown, expired or revoked. */
+export function isInvalidTokenRefusal(error: unknown): boolean {
+  return error instanceof ApiError && invalidTokenRefusals.has(error);
+}
 
 /**
  * No token the API can read: without authentication information (no Authorization header, or

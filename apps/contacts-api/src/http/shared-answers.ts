@@ -51,9 +51,13 @@ export function bodyAnswers(mediaTypes: readonly string[]): Record<number, Share
 
 const seconds = { schema: { type: 'integer', minimum: 0 } };
 
-/** The per-token rate limit's refusal (API_RATE_LIMIT requests per API_RATE_LIMIT_WINDOW seconds). */
+/**
+ * The rate limits' refusal: per token (API_RATE_LIMIT requests per API_RATE_LIMIT_WINDOW seconds)
+ * and invalid tokens per caller address (API_INVALID_TOKEN_LIMIT, http/invalid-token-limit.ts).
+ */
 export const RATE_LIMITED: SharedAnswer = {
-  description: 'Too many requests with this token in the window (`rate_limited`); retry after Retry-After seconds.',
+  description:
+    'Too many requests with this token in the window, or too many invalid tokens from this address (`rate_limited`); retry after Retry-After seconds.',
   headers: {
     'Retry-After': { ...seconds, description: 'Seconds until the window resets.' },
     'RateLimit-Limit': { ...seconds, description: 'Requests allowed per window.' },

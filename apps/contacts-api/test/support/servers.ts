@@ -40,6 +40,8 @@ async function stop(server: Server): Promise<void> {
 export interface StackOptions {
   /** The API's per-token rate limit (off unless given). */
   apiRateLimit?: RateLimit;
+  /** The API's limit on invalid tokens per caller address (off unless given). */
+  invalidTokenLimit?: RateLimit;
   /** AUTH_INTERNAL_URL set to the API's own URL, an operator's mistake (the auth server runs all the same). */
   authInternalUrlIsTheApi?: boolean;
 }
@@ -68,6 +70,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     introspectionClientId: authConfig.secrets.introspectionClientId,
     introspectionClientSecret: authConfig.secrets.introspectionClientSecret,
     ...(options.apiRateLimit ? { apiRateLimit: options.apiRateLimit } : {}),
+    ...(options.invalidTokenLimit ? { invalidTokenLimit: options.invalidTokenLimit } : {}),
   };
   const api = await createContactsApi({ db: database.db, config, logger });
   apiListener.server.removeAllListeners('request');

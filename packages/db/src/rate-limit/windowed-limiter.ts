@@ -90,22 +90,37 @@ export class WindowedLimiter {
 
   /** Counts one request for `key` if it is within the limit; never waits for the store. */
   consume(key: string): RateLimitVerdict {
+    return this.#decide(key, true);
+  }
+
+  /**
+   * The verdict a request for `key` would get now, counting nothing: for a limit on something
+   * known only after the work it protects (a token that proves invalid), checked before the work
+   * and consumed once the outcome is known.
+   */
+  check(key: string): RateLimitVerdict {
+    return this.#decide(key, false);
+  }
+
+  #decide(key: string, counts: boolean): RateLimitVerdict {
     const now = this.#now();
     const windowEndsAt = (Math.floor(now / this.#windowMs) + 1) * this.#windowMs;
     let count = this.#counts.get(key);
     if (!count || count.windowEndsAt !== windowEndsAt) {
       count = { windowEndsAt, shared: 0, pending: 0, inFlight: 0 };
-      this.#counts.set(key, count);
+      // A check keeps no entry: a key nothing was counted for holds no memory.
+      if (counts) this.#counts.set(key, count);
     }
     const used = count.shared + count.pending + count.inFlight;
     const allowed = used < this.#points;
-    if (allowed) count.pending += 1;
-    this.#scheduleFlush();
+    const taken = allowed && counts;
+    if (taken) count.pending += 1;
+    if (counts) this.#scheduleFlush();
     return {
       allowed,
       headers: {
         'RateLimit-Limit': String(this.#points),
-        'RateLimit-Remaining': String(Math.max(0, this.#points - used - (allowed ? 1 : 0))),
+        'RateLimit-Remaining': String(Math.max(0, this.#points - used - (taken ? 1 : 0))),
         'RateLimit-Reset': String(Math.max(1, Math.ceil((windowEndsAt - now) / 1000))),
       },
     };
