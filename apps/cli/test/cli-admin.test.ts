@@ -1,5 +1,5 @@
 import { addMemberToGroup, authenticateMember } from '@contacts/auth';
-import { TOKEN_REVOCATION_CHANNEL } from '@contacts/db';
+import { insertMemberSession, TOKEN_REVOCATION_CHANNEL } from '@contacts/db';
 import { createEmptyTestDatabase, createTestDatabase, type TestDatabase } from '@contacts/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands, soloCommands } from '../src/commands/index';
@@ -186,11 +186,28 @@ describe('members', () => {
     expect(unknown).toMatchObject({ code: 2, stdout: '', stderr: 'error: no member has id 2147483000\n' });
   });
 
-  it('disable a member: no sign-in, every token and consent revoked and announced; enable lets them sign in again', async () => {
+  it('disable a member: no sign-in, every token, consent and session revoked and announced; enable lets them sign in again', async () => {
     const member = await aMember(database.db);
     const token = (await runCli(['token', 'create', '--member', String(member.id), '--name', 'Sync'], env)).json as {
       id: number;
     };
+    // Signed in on two browsers (a stolen cookie among them): the pages' sessions and the provider's.
+    for (const browser of ['laptop', 'stolen']) {
+      await insertMemberSession(database.db, {
+        id_hash: `${browser}-${member.id}`,
+        member_id: member.id,
+        expires_at: new Date(Date.now() + 86_400_000),
+        user_agent: browser,
+        ip: null,
+      });
+    }
+    await database.db('oidc_models').insert({
+      model: 'Session',
+      id_hash: `session-${member.id}`,
+      payload: { accountId: String(member.id) },
+      account_id: String(member.id),
+      expires_at: new Date(Date.now() + 86_400_000),
+    });
     // The personal token's grant and the token itself.
     expect(
       (
@@ -199,7 +216,7 @@ describe('members', () => {
           .where({ account_id: String(member.id) })
           .pluck('model')
       ).sort(),
-    ).toEqual(['AccessToken', 'Grant']);
+    ).toEqual(['AccessToken', 'Grant', 'Session']);
     const announced = await listenForRevocations();
 
     const run = await runCli(['member', 'disable', '--member', String(member.id)], env);
@@ -209,7 +226,10 @@ describe('members', () => {
       disabled_at: expect.any(String),
       revoked_grants: 1,
       revoked_personal_tokens: 1,
+      ended_sessions: 2,
     });
+    // Nothing `member enable` could bring back: a stolen session would have been valid again.
+    expect(await database.db('member_sessions').where({ member_id: member.id })).toEqual([]);
     expect(await authenticateMember(database.db, member.email, member.password)).toBeUndefined();
     expect(await database.db('oidc_models').where({ account_id: String(member.id) })).toEqual([]);
     expect((await database.db('personal_access_tokens').where({ id: token.id }).first()).revoked_at).not.toBeNull();

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   type Database,
   deleteBrowserSessionOf,
-  deleteOtherBrowserSessions,
+  deleteBrowserSessions,
   findMemberById,
   listBrowserSessionsOf,
   revokeEverythingOf,
@@ -93,7 +93,7 @@ export async function changePassword(
   const hash = await hashSecret(next);
   return db.transaction(async (trx) => {
     await updateMemberPasswordHash(trx, member.id, hash);
-    const otherSessionsEnded = await deleteOtherBrowserSessions(trx, member.id, change.keepSessionIdHash);
+    const otherSessionsEnded = await deleteBrowserSessions(trx, member.id, { except: change.keepSessionIdHash });
     if (change.revokeTokens) await revokeEverythingOf(trx, member.id);
     return { otherSessionsEnded };
   });

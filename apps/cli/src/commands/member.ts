@@ -82,7 +82,8 @@ export const memberCommands: Record<string, Command> = {
     summary: 'member disable --member M',
     description:
       'Disables a member: they cannot sign in, and every consent, code and token issued for them (personal ' +
-      'access tokens included) is revoked at once, the contacts API told. `member enable` undoes the sign-in block only.',
+      'access tokens included) is revoked at once, the contacts API told, and every browser session of theirs is ' +
+      'signed out. `member enable` undoes the sign-in block only.',
     options: { member: { type: 'string' } },
     required: ['member'],
     run: async (values, context) => {
@@ -94,6 +95,7 @@ export const memberCommands: Record<string, Command> = {
         ...disabled.member,
         revoked_grants: disabled.revoked_grants,
         revoked_personal_tokens: disabled.revoked_personal_tokens,
+        ended_sessions: disabled.ended_sessions,
       };
     },
   },

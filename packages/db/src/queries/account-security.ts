@@ -25,14 +25,18 @@ export async function deleteBrowserSessionOf(db: Database, memberId: number, idH
 }
 
 /**
- * Signs the member out everywhere but `keepIdHash`: the auth app's sessions and oidc-provider's
- * (which an authorization request would otherwise reuse). Returns how many app sessions ended.
+ * Signs the member out everywhere (but the session `except`, the hash of its id): the auth app's
+ * sessions and oidc-provider's (which an authorization request would otherwise reuse). Returns
+ * how many app sessions ended.
  */
-export async function deleteOtherBrowserSessions(db: Database, memberId: number, keepIdHash: string): Promise<number> {
-  const ended = await db('member_sessions')
-    .where({ member_id: memberId })
-    .andWhereNot({ id_hash: keepIdHash })
-    .delete();
+export async function deleteBrowserSessions(
+  db: Database,
+  memberId: number,
+  options: { except?: string } = {},
+): Promise<number> {
+  const sessions = db('member_sessions').where({ member_id: memberId });
+  if (options.except !== undefined) sessions.andWhereNot({ id_hash: options.except });
+  const ended = await sessions.delete();
   await db('oidc_models')
     .where({ model: 'Session', account_id: String(memberId) })
     .delete();
