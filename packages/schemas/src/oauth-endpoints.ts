@@ -9,7 +9,8 @@ type JsonObject = Record<string, unknown>;
 /** Every scope a token can carry, with what it allows. */
 export const CONTACT_SCOPES = {
   'contacts:read': "Read the member's contacts, groups and business categories.",
-  'contacts:write': "Create, change and delete the member's contacts (writes need this, not read).",
+  'contacts:write':
+    "Create, change and delete the member's contacts (writes need this, not read). A write's answer is the contact written, so a token with this scope alone sees the contacts it writes; reading by GET needs contacts:read.",
   '*': 'Everything (the original service’s scope): read and write.',
 } as const;
 

@@ -4,7 +4,9 @@
  */
 export const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'contacts:read': 'See your contacts, your groups and the business categories',
-  'contacts:write': 'Create, change and delete your contacts',
+  // Plain about what a write answers: the contract returns the contact written (v3's shapes too),
+  // so an application allowed to change a contact sees it, even without contacts:read.
+  'contacts:write': 'Create, change and delete your contacts (an app that can change a contact also sees it)',
   '*': 'Full access to your contacts: see, create, change and delete them',
 };
 
