@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
@@ -95,5 +96,41 @@ describe('sign-in throttling and the audit log', () => {
     expect(log).toContain('Personal access token used for the first time');
     expect(log).toContain('Signed in');
     expect(server.logLines.join('\n')).toContain('"audit":"personal_token.first_used"');
+  });
+});
+
+describe('the origin the provider answers as', () => {
+  /** A GET with exactly these headers (fetch will not send another Host). */
+  const getWith = (path: string, headers: Record<string, string>) =>
+    new Promise<{ status: number; location: string | undefined; body: string }>((resolve, reject) => {
+      const request = httpRequest(`${server.baseUrl}${path}`, { headers }, (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, location: response.headers.location, body }),
+        );
+      });
+      request.on('error', reject);
+      request.end();
+    });
+
+  it('names its own endpoints in the metadata whatever Host or X-Forwarded-Host the request sent', async () => {
+    const spoofed: Record<string, string>[] = [
+      { host: 'attacker.example' },
+      { 'x-forwarded-host': 'attacker.example' },
+    ];
+    for (const headers of spoofed) {
+      const answer = await getWith('/.well-known/oauth-authorization-server', headers);
+      expect(answer.status).toBe(200);
+      const metadata = JSON.parse(answer.body) as Record<string, unknown>;
+      expect(metadata.issuer).toBe(server.baseUrl);
+      for (const name of ['authorization_endpoint', 'token_endpoint', 'introspection_endpoint', 'jwks_uri']) {
+        expect(String(metadata[name]), name).toMatch(new RegExp(`^${server.baseUrl}/`));
+      }
+      expect(answer.body).not.toContain('attacker.example');
+    }
   });
 });

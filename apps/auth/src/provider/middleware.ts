@@ -8,6 +8,7 @@ import { discoveryMetadata } from '../http/discovery-metadata';
 import { dpopProofRequired } from '../http/dpop-proof-required';
 import { endpointMethods } from '../http/endpoint-methods';
 import { recordPersonalTokenUse } from '../http/introspection-usage';
+import { issuerOrigin } from '../http/issuer-origin';
 import { refuseNulParameters } from '../http/nul-parameters';
 import { providerRequestScope } from '../http/provider-request-scope';
 import { tokenRateLimit } from '../http/token-rate-limit';
@@ -27,7 +28,9 @@ export function useProviderMiddleware(
   provider: Provider,
   { db, config, logger, audit }: { db: Database; config: AuthConfig; logger: Logger; audit: Audit },
 ): void {
-  // First: everything below may know an endpoint by its path, in the one spelling documented.
+  // First: the provider's URLs are the issuer's, whatever Host the request named.
+  provider.use(issuerOrigin(provider.issuer));
+  // Then: everything below may know an endpoint by its path, in the one spelling documented.
   provider.use(canonicalEndpointPaths(provider));
   provider.use(endpointMethods(provider));
   provider.use(discoveryMetadata);
