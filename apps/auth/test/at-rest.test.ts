@@ -73,6 +73,12 @@ describe('nothing usable at rest, nothing secret in the logs', () => {
       client_secret: 'guess',
     });
     const personal = await server.auth.personalTokens.create(member.id, { name: 'script', scopes: ['*'] });
+    // Another application's consent page left open: its interaction, stored until it expires,
+    // records the browser's provider session.
+    const other = await anApplication(server.database.db, { redirectUri: callbacks.redirectUri });
+    await page.goto(authorizeUrl(as, other));
+    await page.waitForURL(/\/interaction\//);
+    expect(await server.database.db('oidc_models').where({ model: 'Interaction' }).first()).toBeDefined();
     const sessionCookies = (await page.context().cookies()).filter(
       (cookie) => cookie.name.startsWith('_session') || cookie.name === 'member_session',
     );

@@ -113,9 +113,7 @@ export function createOidcAdapterClass(
     }
 
     async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
-      // A Grant's id is no credential (it only names a consent) and is needed to find it again.
-      const { jti: _rawId, ...withoutId } = payload;
-      const stored = this.model === 'Grant' ? payload : withoutId;
+      const stored = storedPayload(this.model, payload);
       // The clock is the process's (Date.now), as oidc-provider's own expiry checks are.
       const expiresAt = expiresIn ? new Date(Date.now() + expiresIn * 1000) : null;
       if (this.model === 'Grant') forgetGrant(id);
@@ -269,4 +267,21 @@ function withRestoredId(row: StoredRow, id: string | undefined): AdapterPayload 
     ...(id !== undefined ? { jti: id } : {}),
     ...(row.consumed_at ? { consumed: Math.floor(row.consumed_at.getTime() / 1000) } : {}),
   };
+}
+
+/**
+ * A model's payload as stored: without the credentials oidc-provider puts in it. Every model's
+ * id (`jti`) is the token, code or session cookie itself (only its hash is the row's key), but a
+ * Grant's, which names a consent and is needed to find it again. An Interaction records the
+ * browser's provider session cookie (`session.cookie`, lib/models/interaction.js), which
+ * oidc-provider 9 never reads back: left out, so that a copy of the database holds no session.
+ */
+function storedPayload(model: string, payload: AdapterPayload): AdapterPayload {
+  if (model === 'Grant') return payload;
+  const { jti: _rawId, ...stored } = payload;
+  if (model === 'Interaction' && stored.session && typeof stored.session === 'object') {
+    const { cookie: _cookie, ...session } = stored.session as Record<string, unknown>;
+    return { ...stored, session } as AdapterPayload;
+  }
+  return stored;
 }
