@@ -169,6 +169,42 @@ describe('POST /v4/contacts', () => {
     expect(await world.stack.db('contacts').where({ name: 'No' })).toHaveLength(0);
   });
 
+  it('takes a contact sent back as read after its owner left its group; moving it to that group again is refused', async () => {
+    const client = await aClient(world.stack);
+    const group = await aGroup(world.stack.db, [client.member]);
+    const created = await client.json<One>('/v4/contacts', {
+      method: 'POST',
+      json: { name: 'Kept in a group', group_id: group.id },
+    });
+    const elsewhere = await client.json<One>('/v4/contacts', { method: 'POST', json: { name: 'Not in it' } });
+    await world.stack.db('group_members').where({ group_id: group.id, member_id: client.member.id }).delete();
+
+    const read = await client.json<One>(`/v4/contacts/${created.body.data.id}`);
+    const sentBack = await client.json<One>(`/v4/contacts/${created.body.data.id}`, {
+      method: 'POST',
+      json: { ...read.body.data, city: 'Elsewhere' },
+    });
+    expect(sentBack.status).toBe(200);
+    expect(sentBack.body.data).toMatchObject({ city: 'Elsewhere', group_id: group.id });
+    const batch = await client.json('/v4/contacts/batch', {
+      method: 'POST',
+      json: { operations: [{ op: 'update', id: created.body.data.id, contact: { ...read.body.data, city: 'Again' } }] },
+    });
+    expect(batch.status).toBe(200);
+    const v3 = await client.request(`/v3/contacts/${created.body.data.id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ group_id: group.id, city: 'Third' }),
+    });
+    expect(v3.status).toBe(200);
+
+    const moved = await client.json<Failure>(`/v4/contacts/${elsewhere.body.data.id}`, {
+      method: 'POST',
+      json: { group_id: group.id },
+    });
+    expect(moved.status).toBe(403);
+  });
+
   it('refuses a second contact with the same e-mail (any case) with 422', async () => {
     await world.client.json('/v4/contacts', { method: 'POST', json: { name: 'One', email: 'Same@Example.com' } });
     const { status, body } = await world.client.json<Failure>('/v4/contacts', {

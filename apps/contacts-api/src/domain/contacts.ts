@@ -122,8 +122,9 @@ export async function updateContactFields(
 ): Promise<ContactRecord> {
   return db.transaction(async (trx) => {
     await lockOwnedContact(trx, memberId, id);
-    if (options.precondition) checkPrecondition(options.precondition, (await findContactRecord(trx, memberId, id))!);
-    await checkReferences(trx, memberId, changes);
+    const current = (await findContactRecord(trx, memberId, id))!;
+    if (options.precondition) checkPrecondition(options.precondition, current);
+    await checkReferences(trx, memberId, changes, current);
     // Nothing is written when nothing changes: not the row, nor its updated_at (nor so its ETag).
     const imageChanged = options.image ? await putContactImage(trx, id, options.image) : false;
     await insertOrExplain(() => updateContact(trx, memberId, id, changes, { touch: imageChanged }));
@@ -187,7 +188,8 @@ export async function upsertContactByEmail(
   return db.transaction(async (trx) => {
     await lockOwnedContactEmail(trx, memberId, email);
     const existing = await findOwnedContactIdByEmail(trx, memberId, email);
-    await checkReferences(trx, memberId, contact);
+    const current = existing === undefined ? undefined : await findContactRecord(trx, memberId, existing);
+    await checkReferences(trx, memberId, contact, current);
     let id: number;
     if (existing === undefined) {
       id = await insertOrExplain(() => insertContact(trx, memberId, contact));
@@ -258,18 +260,28 @@ async function requireGroupMember(db: Database, memberId: number, groupId: numbe
 
 /**
  * The rules about what a contact may point at, in one place for every version: the category
- * and referrer must exist; the group must exist and the member must belong to it.
+ * and referrer must exist; the group must exist and the member must belong to it. A reference
+ * an update leaves as `current` holds it is not checked again: a client may send back a contact
+ * as it read it (a tolerant reader), also after its owner left the contact's group or its
+ * referrer was disabled; only a reference that changes must satisfy the rules.
  */
 function hasReferences(changes: ContactChanges): boolean {
   return changes.business_category_id != null || changes.referrer_id != null || changes.group_id != null;
 }
 
-async function checkReferences(trx: Queryable, memberId: number, changes: ContactChanges): Promise<void> {
-  if (changes.business_category_id != null && !(await findBusinessCategoryById(trx, changes.business_category_id)))
+async function checkReferences(
+  trx: Queryable,
+  memberId: number,
+  changes: ContactChanges,
+  current?: ContactRecord,
+): Promise<void> {
+  const changed = <K extends 'business_category_id' | 'referrer_id' | 'group_id'>(field: K) =>
+    changes[field] != null && changes[field] !== current?.[field];
+  if (changed('business_category_id') && !(await findBusinessCategoryById(trx, changes.business_category_id!)))
     throw invalidField('business_category_id', 'The selected business category id is invalid.');
-  if (changes.referrer_id != null && !(await findMemberById(trx, changes.referrer_id)))
+  if (changed('referrer_id') && !(await findMemberById(trx, changes.referrer_id!)))
     throw invalidField('referrer_id', 'The selected referrer id is invalid.');
-  if (changes.group_id != null) {
+  if (changed('group_id') && changes.group_id != null) {
     if (!(await findGroupById(trx, changes.group_id)))
       throw invalidField('group_id', 'The selected group id is invalid.');
     if (!(await isGroupMember(trx, changes.group_id, memberId))) throw notGroupMember();
