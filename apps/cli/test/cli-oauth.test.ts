@@ -128,6 +128,10 @@ describe('pnpm cli client and token commands', () => {
       group: { id: expect.any(Number) },
       client: { client_id: expect.any(String), client_secret: expect.any(String) },
       authorize_url: expect.stringContaining('/oauth/authorize?client_id='),
+      next_step: expect.stringContaining('address bar'),
     });
+    const { client, token_request } = run.json as { client: { client_id: string }; token_request: string };
+    expect(token_request).toMatch(/^curl -s http:\/\/\S+\/oauth\/token -d grant_type=authorization_code -d code=CODE /);
+    expect(token_request).toContain(`-d client_id=${client.client_id}`);
   });
 });

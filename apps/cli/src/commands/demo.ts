@@ -36,12 +36,21 @@ export const demoCommand: Command = {
       name: 'Demo application',
       redirectUris: [`http://localhost:${port + 1000}/callback`],
     });
+    const redirectUri = encodeURIComponent(client.redirect_uris[0] ?? '');
     return {
       member: { ...member, password },
       group,
       categories,
       client,
-      authorize_url: `${publicUrl}/oauth/authorize?client_id=${client.client_id}&redirect_uri=${encodeURIComponent(client.redirect_uris[0] ?? '')}&response_type=code&scope=*&state=demo`,
+      authorize_url: `${publicUrl}/oauth/authorize?client_id=${client.client_id}&redirect_uri=${redirectUri}&response_type=code&scope=*&state=demo`,
+      // Nothing listens at the demo's redirect URI: a first run should not read that error page as a failure.
+      next_step:
+        'Open authorize_url, sign in as the member and allow the application. The browser then goes to the ' +
+        `redirect URI (${client.redirect_uris[0]}), where nothing listens, so it shows an error page: the code is ` +
+        'in its address bar (?code=…). Within 60 s, put it in place of CODE in token_request and run that.',
+      token_request:
+        `curl -s ${publicUrl}/oauth/token -d grant_type=authorization_code -d code=CODE ` +
+        `-d redirect_uri=${redirectUri} -d client_id=${client.client_id} -d client_secret=${client.client_secret}`,
     };
   },
 };
