@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAuthConfig } from '../src/config';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
-import { authorizeInBrowser } from './support/authorize-in-browser';
+import { authorizeWithHttpBrowser } from './support/authorize-with-http-browser';
 import { aMember, anApplication, type TestMember } from './support/factories';
 import { httpBrowser } from './support/http-browser';
 
@@ -151,7 +151,9 @@ describe('page headers', () => {
       code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWQTpqz0oaUZc',
       code_challenge_method: 'S256',
     })}`;
-    expect((await authorizeInBrowser(browser, server.baseUrl, authorizePath, app.redirect_uri)).code).toBeTruthy();
+    expect(
+      (await authorizeWithHttpBrowser(browser, server.baseUrl, authorizePath, app.redirect_uri)).code,
+    ).toBeTruthy();
     expect([...browser.cookies.keys()]).toEqual(expect.arrayContaining(['__Host-_session', '__Host-member_session']));
     expect([...browser.cookies.keys()].filter((name) => /^_?session|^member_session|^csrf_seed/.test(name))).toEqual(
       [],

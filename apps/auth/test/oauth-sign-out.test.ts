@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
-import { type AuthorizeOutcome, authorizeInBrowser } from './support/authorize-in-browser';
+import { type AuthorizeOutcome, authorizeWithHttpBrowser } from './support/authorize-with-http-browser';
 import { aMember, anApplication, type TestApplication } from './support/factories';
 import { type HttpBrowser, httpBrowser } from './support/http-browser';
 import { discover, introspectAsApi, oauth, tokenRequest } from './support/oauth-client';
@@ -26,7 +26,7 @@ const authorizePath = (params: Record<string, string> = {}) =>
   })}`;
 
 const authorize = (browser: HttpBrowser, params: Record<string, string> = {}): Promise<AuthorizeOutcome> =>
-  authorizeInBrowser(browser, server.baseUrl, authorizePath(params), app.redirect_uri);
+  authorizeWithHttpBrowser(browser, server.baseUrl, authorizePath(params), app.redirect_uri);
 
 describe('signing out also ends the OAuth sign-in', () => {
   it('asks for a sign-in again after the member signs out of this browser', async () => {

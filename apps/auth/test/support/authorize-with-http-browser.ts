@@ -14,7 +14,7 @@ export interface AuthorizeOutcome {
  * page when it comes: where the flow ends (the client's redirect with a code, or the sign-in
  * page), and as whom it asked.
  */
-export async function authorizeInBrowser(
+export async function authorizeWithHttpBrowser(
   browser: HttpBrowser,
   baseUrl: string,
   authorizePath: string,
