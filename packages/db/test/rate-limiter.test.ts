@@ -27,6 +27,14 @@ let sequence = 0;
 const run = randomUUID().slice(0, 8);
 const aKey = () => `key-${run}-${++sequence}`;
 const warnings: string[] = [];
+/** The count the store holds for `key` (shared by every replica), undefined when it holds none. */
+const storedPoints = async (key: string): Promise<number | undefined> =>
+  (
+    await database
+      .db('rate_limits')
+      .where({ key: `test:${key}` })
+      .first()
+  )?.points;
 const limiterOn = (db: Database, points: number, duration = 60, redisUrl?: string) =>
   sharedRateLimiter(db, { points, duration, redisUrl }, 'test', (message) => warnings.push(message));
 
@@ -63,24 +71,12 @@ describe('shared rate limiter', () => {
     limiter.consume(key);
     expect(limiter.check(key)).toMatchObject({ allowed: false, headers: { 'RateLimit-Remaining': '0' } });
     await limiter.flush();
-    expect(
-      (
-        await database
-          .db('rate_limits')
-          .where({ key: `test:${key}` })
-          .first()
-      ).points,
-    ).toBe(2);
+    expect(await storedPoints(key)).toBe(2);
 
     const unchecked = aKey();
     for (let n = 0; n < 5; n++) limiter.check(unchecked);
     await limiter.flush();
-    expect(
-      await database
-        .db('rate_limits')
-        .where({ key: `test:${unchecked}` })
-        .first(),
-    ).toBeUndefined();
+    expect(await storedPoints(unchecked)).toBeUndefined();
   });
 
   it('shares counts between replicas at each flush: a replica stops a key the others used up', async () => {
@@ -93,14 +89,7 @@ describe('shared rate limiter', () => {
     expect(second.consume(key).allowed).toBe(true);
     await second.flush();
     expect(second.consume(key)).toMatchObject({ allowed: false, headers: { 'RateLimit-Remaining': '0' } });
-    expect(
-      (
-        await database
-          .db('rate_limits')
-          .where({ key: `test:${key}` })
-          .first()
-      ).points,
-    ).toBe(6);
+    expect(await storedPoints(key)).toBe(6);
   });
 
   it(`two replicas under steady load go over a limit by at most the documented margin ((N − 1) × what one admits in a flush interval of ${DEFAULT_FLUSH_INTERVAL_MS} ms plus a round trip)`, async () => {
@@ -173,12 +162,7 @@ describe('shared rate limiter', () => {
       await flushUntilStored(second, '4');
       expect(await redis.pTTL(`test:${key}`)).toBeGreaterThan(0);
       expect(second.consume(key).allowed).toBe(false);
-      expect(
-        await database
-          .db('rate_limits')
-          .where({ key: `test:${key}` })
-          .first(),
-      ).toBeUndefined();
+      expect(await storedPoints(key)).toBeUndefined();
     } finally {
       redis.destroy();
     }
