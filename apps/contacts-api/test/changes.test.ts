@@ -191,6 +191,33 @@ describe('GET /v4/contacts/changes', () => {
     expect(badLimit.status).toBe(422);
   });
 
+  it("refuses a cursor sent where it does not belong: with another feed's sync token, or to the plain listing", async () => {
+    const client = await aClient(world.stack);
+    for (let index = 0; index < 3; index += 1) await aContact(world.stack.db, client.member);
+    const token = await sync(client, new Map());
+    await create(client, 'Changed since');
+    await create(client, 'Changed since too');
+    const fullPage = await client.json<Page>('/v4/contacts/changes?limit=1');
+    const fullCursor = fullPage.body.meta.next_cursor as string;
+    const incremental = await client.json<Page>(`/v4/contacts/changes?limit=1&sync_token=${token}`);
+    const incrementalCursor = incremental.body.meta.next_cursor as string;
+
+    // A full listing's cursor with a token would have answered a full listing, the token ignored.
+    const mixed = await client.json<Failure>(`/v4/contacts/changes?cursor=${fullCursor}&sync_token=${token}`);
+    expect(mixed.status).toBe(422);
+    expect(Object.keys(mixed.body.error.fields ?? {})).toEqual(['cursor']);
+    // With the token it was issued for, or alone, a cursor goes on as before.
+    expect((await client.json(`/v4/contacts/changes?cursor=${incrementalCursor}&sync_token=${token}`)).status).toBe(
+      200,
+    );
+    expect((await client.json(`/v4/contacts/changes?cursor=${incrementalCursor}`)).status).toBe(200);
+
+    // The listing's cursors are its own: a change-feed cursor (which also names a last id) is refused.
+    const listed = await client.json<Failure>(`/v4/contacts?cursor=${fullCursor}`);
+    expect(listed.status).toBe(422);
+    expect(Object.keys(listed.body.error.fields ?? {})).toEqual(['cursor']);
+  });
+
   it('keeps a syncing mirror equal to the server while others write concurrently', async () => {
     const client = await aClient(world.stack);
     const live: number[] = [];

@@ -21,7 +21,9 @@ export function encodeCursor(cursor: ListCursor): string {
 export function decodeCursor(value: string): ListCursor | undefined {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
-    const id = (parsed as { a?: unknown } | null)?.a;
+    // Exactly the listing's one key: the change feed's cursors carry `a` too, and more.
+    if (typeof parsed !== 'object' || parsed === null || Object.keys(parsed).join() !== 'a') return undefined;
+    const id = (parsed as { a: unknown }).a;
     // 0 (before the first row) or a row id: a larger one is no cursor of ours.
     return typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 && id <= MAX_ROW_ID
       ? { after_id: id }

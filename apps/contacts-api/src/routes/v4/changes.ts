@@ -70,7 +70,8 @@ export function changeRoutes(
     const memberId = callerOf(ctx).memberId;
     const limit = query.limit ?? DEFAULT_LIST_LIMIT;
 
-    // The cursor carries the whole query, so a sync_token sent along with it is only checked.
+    // The cursor carries the whole query; a sync_token sent along with it must be the one it
+    // was issued for (a full listing's cursor has none), or the client mixed up two feeds.
     let since: ChangesCursor['since'];
     if (query.sync_token !== undefined) {
       const token = decodeSyncToken(query.sync_token);
@@ -82,6 +83,8 @@ export function changeRoutes(
     if (query.cursor !== undefined) {
       cursor = decodeChangesCursor(query.cursor);
       if (!cursor || cursor.memberId !== memberId) throw badCursor();
+      if (since && (since.snapshot !== cursor.since?.snapshot || since.issuedAt !== cursor.since.issuedAt))
+        throw badCursor();
       since = cursor.since;
       if (since) usable(since);
     }
