@@ -36,13 +36,13 @@ export const demoCommand: Command = {
       name: 'Demo application',
       redirectUris: [`http://localhost:${port + 1000}/callback`],
     });
-    const redirectUri = encodeURIComponent(client.redirect_uris[0] ?? '');
+    const encodedRedirectUri = encodeURIComponent(client.redirect_uris[0] ?? '');
     return {
       member: { ...member, password },
       group,
       categories,
       client,
-      authorize_url: `${publicUrl}/oauth/authorize?client_id=${client.client_id}&redirect_uri=${redirectUri}&response_type=code&scope=*&state=demo`,
+      authorize_url: `${publicUrl}/oauth/authorize?client_id=${client.client_id}&redirect_uri=${encodedRedirectUri}&response_type=code&scope=*&state=demo`,
       // Nothing listens at the demo's redirect URI: a first run should not read that error page as a failure.
       next_step:
         'Open authorize_url, sign in as the member and allow the application. The browser then goes to the ' +
@@ -50,7 +50,7 @@ export const demoCommand: Command = {
         'in its address bar (?code=…). Within 60 s, put it in place of CODE in token_request and run that.',
       token_request:
         `curl -s ${publicUrl}/oauth/token -d grant_type=authorization_code -d code=CODE ` +
-        `-d redirect_uri=${redirectUri} -d client_id=${client.client_id} -d client_secret=${client.client_secret}`,
+        `-d redirect_uri=${encodedRedirectUri} -d client_id=${client.client_id} -d client_secret=${client.client_secret}`,
     };
   },
 };

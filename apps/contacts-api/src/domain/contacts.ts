@@ -122,8 +122,10 @@ export async function updateContactFields(
 ): Promise<ContactRecord> {
   return db.transaction(async (trx) => {
     await lockOwnedContact(trx, memberId, id);
-    const current = (await findContactRecord(trx, memberId, id))!;
-    if (options.precondition) checkPrecondition(options.precondition, current);
+    // Read only when something needs the stored contact: most updates have no precondition and link nothing.
+    const current =
+      options.precondition || hasReferences(changes) ? (await findContactRecord(trx, memberId, id))! : undefined;
+    if (options.precondition && current) checkPrecondition(options.precondition, current);
     await checkReferences(trx, memberId, changes, current);
     // Nothing is written when nothing changes: not the row, nor its updated_at (nor so its ETag).
     const imageChanged = options.image ? await putContactImage(trx, id, options.image) : false;
@@ -188,8 +190,10 @@ export async function upsertContactByEmail(
   return db.transaction(async (trx) => {
     await lockOwnedContactEmail(trx, memberId, email);
     const existing = await findOwnedContactIdByEmail(trx, memberId, email);
-    const current = existing === undefined ? undefined : await findContactRecord(trx, memberId, existing);
-    await checkReferences(trx, memberId, contact, current);
+    if (hasReferences(contact)) {
+      const current = existing === undefined ? undefined : await findContactRecord(trx, memberId, existing);
+      await checkReferences(trx, memberId, contact, current);
+    }
     let id: number;
     if (existing === undefined) {
       id = await insertOrExplain(() => insertContact(trx, memberId, contact));
@@ -258,6 +262,11 @@ async function requireGroupMember(db: Database, memberId: number, groupId: numbe
   if (!(await isGroupMember(db, groupId, memberId))) throw notGroupMember();
 }
 
+/** Whether a write names a category, referrer or group (which checkReferences then checks). */
+function hasReferences(changes: ContactChanges): boolean {
+  return changes.business_category_id != null || changes.referrer_id != null || changes.group_id != null;
+}
+
 /**
  * The rules about what a contact may point at, in one place for every version: the category
  * and referrer must exist; the group must exist and the member must belong to it. A reference
@@ -265,26 +274,27 @@ async function requireGroupMember(db: Database, memberId: number, groupId: numbe
  * as it read it (a tolerant reader), also after its owner left the contact's group or its
  * referrer was disabled; only a reference that changes must satisfy the rules.
  */
-function hasReferences(changes: ContactChanges): boolean {
-  return changes.business_category_id != null || changes.referrer_id != null || changes.group_id != null;
-}
-
 async function checkReferences(
   trx: Queryable,
   memberId: number,
   changes: ContactChanges,
   current?: ContactRecord,
 ): Promise<void> {
-  const changed = <K extends 'business_category_id' | 'referrer_id' | 'group_id'>(field: K) =>
-    changes[field] != null && changes[field] !== current?.[field];
-  if (changed('business_category_id') && !(await findBusinessCategoryById(trx, changes.business_category_id!)))
+  /** The id the write sets for `field`, when it sets one other than the stored one. */
+  const changed = (field: 'business_category_id' | 'referrer_id' | 'group_id') => {
+    const value = changes[field];
+    return value != null && value !== current?.[field] ? value : undefined;
+  };
+  const categoryId = changed('business_category_id');
+  if (categoryId !== undefined && !(await findBusinessCategoryById(trx, categoryId)))
     throw invalidField('business_category_id', 'The selected business category id is invalid.');
-  if (changed('referrer_id') && !(await findMemberById(trx, changes.referrer_id!)))
+  const referrerId = changed('referrer_id');
+  if (referrerId !== undefined && !(await findMemberById(trx, referrerId)))
     throw invalidField('referrer_id', 'The selected referrer id is invalid.');
-  if (changed('group_id') && changes.group_id != null) {
-    if (!(await findGroupById(trx, changes.group_id)))
-      throw invalidField('group_id', 'The selected group id is invalid.');
-    if (!(await isGroupMember(trx, changes.group_id, memberId))) throw notGroupMember();
+  const groupId = changed('group_id');
+  if (groupId !== undefined) {
+    if (!(await findGroupById(trx, groupId))) throw invalidField('group_id', 'The selected group id is invalid.');
+    if (!(await isGroupMember(trx, groupId, memberId))) throw notGroupMember();
   }
 }
 
