@@ -1,5 +1,12 @@
 import { DPOP_SIGNING_ALGORITHMS } from '@contacts/config';
-import { buildOpenApiDocument, MAX_DELETE_IDS, MAX_IMAGE_BYTES, MAX_LIST_LIMIT, megabytes } from '@contacts/schemas';
+import {
+  buildOpenApiDocument,
+  DEFAULT_LIST_LIMIT,
+  MAX_DELETE_IDS,
+  MAX_IMAGE_BYTES,
+  MAX_LIST_LIMIT,
+  megabytes,
+} from '@contacts/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { openApiPaths } from '../src/http/openapi-paths';
@@ -122,6 +129,19 @@ describe('OpenAPI document', () => {
     const limit = (document.paths['/v3/contacts/{offset}/{limit}'] as unknown as { parameters: JsonObject[] })
       .parameters[1] as { schema: { maximum: number } };
     expect(limit.schema.maximum).toBe(MAX_LIST_LIMIT);
+  });
+
+  it('documents query values as what they stand for: the page size an integer with its range, updated_since a date-time', () => {
+    for (const path of ['/v4/contacts', '/v4/contacts/changes']) {
+      const parameters = (document.paths[path]?.get as unknown as { parameters: JsonObject[] }).parameters;
+      const limit = parameters.find((parameter) => parameter.name === 'limit') as { schema: JsonObject };
+      expect(limit.schema).toEqual({ type: 'integer', minimum: 1, maximum: MAX_LIST_LIMIT });
+      expect(limit).toMatchObject({ description: expect.stringContaining(`(default ${DEFAULT_LIST_LIMIT})`) });
+    }
+    const listing = (document.paths['/v4/contacts']?.get as unknown as { parameters: JsonObject[] }).parameters;
+    expect(listing.find((parameter) => parameter.name === 'updated_since')).toMatchObject({
+      schema: { type: 'string', format: 'date-time' },
+    });
   });
 
   it('documents the answers every body and the rate limit give, on every operation that has them', () => {

@@ -41,6 +41,9 @@ export const listContactsQueryV4 = z.object({
     .regex(/^\d{1,7}$/, `The limit must be an integer between 1 and ${MAX_LIST_LIMIT}.`)
     .transform(Number)
     .refine((n) => n >= 1 && n <= MAX_LIST_LIMIT, `The limit must be an integer between 1 and ${MAX_LIST_LIMIT}.`)
+    // Documented as the integer it stands for (a query value is always text); zod keeps no
+    // `default` on the input side of a transform, so the description states it.
+    .meta({ type: 'integer', minimum: 1, maximum: MAX_LIST_LIMIT })
     .optional()
     .describe(`Page size, 1 to ${MAX_LIST_LIMIT} (default ${DEFAULT_LIST_LIMIT}).`),
   cursor: oneValue('cursor')
@@ -67,6 +70,7 @@ export const listContactsQueryV4 = z.object({
   updated_since: oneValue('updated_since')
     .pipe(z.iso.datetime({ offset: true, error: 'The updated since must be an RFC 3339 date-time.' }))
     .transform((value) => new Date(value))
+    .meta({ type: 'string', format: 'date-time' })
     .optional()
     .describe('Only contacts updated at or after this instant (RFC 3339).'),
 });
