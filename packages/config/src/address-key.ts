@@ -1,6 +1,9 @@
 import { hash } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 
+/** How a dual-stack listener writes an IPv4 caller's address. */
+const MAPPED_PREFIX = '::ffff:';
+
 /**
  * The rate-limit key of a caller's address (`ctx.ip`, which the app takes from X-Forwarded-For
  * since it runs with `proxy`): `ip:` and
@@ -14,6 +17,9 @@ import { isIPv4, isIPv6 } from 'node:net';
  * a client, leaked-token reports) and the contacts API's on invalid tokens.
  */
 export function addressKey(ip: string): string {
+  // The common cases first, without parsing: an IPv4 address, as such or IPv4-mapped.
+  const v4 = ip.startsWith(MAPPED_PREFIX) ? ip.slice(MAPPED_PREFIX.length) : ip;
+  if (isIPv4(v4)) return `ip:${v4}`;
   const address = ip.replace(/%.*$/, ''); // an IPv6 zone index names an interface, not a host
   if (isIPv4(address)) return `ip:${address}`;
   if (isIPv6(address)) {

@@ -28,13 +28,16 @@ export function invalidTokenLimit(
   return async (ctx, next) => {
     const bearer = bearerOf(ctx);
     if (!bearer) return next();
-    const address = addressKey(ctx.ip);
-    const standing = limiter.check(address);
-    if (!standing.allowed && !authenticator.holdsActive(bearer)) throw tooManyInvalidTokens(standing);
+    // A token held as active passes whatever its address did, so the hot path (a warm token)
+    // never looks at the address at all.
+    if (!authenticator.holdsActive(bearer)) {
+      const standing = limiter.check(addressKey(ctx.ip));
+      if (!standing.allowed) throw tooManyInvalidTokens(standing);
+    }
     try {
       await next();
     } catch (error) {
-      if (isInvalidTokenRefusal(error)) limiter.consume(address);
+      if (isInvalidTokenRefusal(error)) limiter.consume(addressKey(ctx.ip));
       throw error;
     }
   };
