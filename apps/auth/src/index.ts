@@ -1,5 +1,6 @@
 export { type AuthServer, createAuthServer } from './app';
 export { type AuthConfig, loadAuthConfig } from './config';
+export { resetPassword } from './lib/account-security';
 export { listAuthorizedApplications } from './lib/applications';
 export { type Audit, auditTrail } from './lib/audit';
 export * from './lib/business-categories';

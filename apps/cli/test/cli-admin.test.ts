@@ -47,6 +47,37 @@ async function listenForRevocations(): Promise<{ stop(): Promise<unknown[]> }> {
   };
 }
 
+/** The member signed in on two browsers (a stolen cookie among them): the pages' sessions and the provider's. */
+async function signedInOnTwoBrowsers(memberId: number): Promise<void> {
+  for (const browser of ['laptop', 'stolen']) {
+    await insertMemberSession(database.db, {
+      id_hash: `${browser}-${memberId}`,
+      member_id: memberId,
+      expires_at: new Date(Date.now() + 86_400_000),
+      user_agent: browser,
+      ip: null,
+    });
+  }
+  await database.db('oidc_models').insert({
+    model: 'Session',
+    id_hash: `session-${memberId}`,
+    payload: { accountId: String(memberId) },
+    account_id: String(memberId),
+    expires_at: new Date(Date.now() + 86_400_000),
+  });
+}
+
+/** How many sessions the member has on the pages and at the provider. */
+const sessionsOf = async (memberId: number) => ({
+  pages: (await database.db('member_sessions').where({ member_id: memberId }).pluck('id_hash')).length,
+  provider: (
+    await database
+      .db('oidc_models')
+      .where({ model: 'Session', account_id: String(memberId) })
+      .pluck('id_hash')
+  ).length,
+});
+
 const auditEvents = (memberId: number) =>
   database.db('audit_events').where({ member_id: memberId }).orderBy('id').pluck('event');
 
@@ -162,19 +193,43 @@ describe('members', () => {
     ]);
   });
 
-  it('set a new password: the old one stops working, the new one signs in, and the security log says so', async () => {
+  it('set a new password: the old one stops working, the new one signs in, every session is signed out, tokens stay, and the security log says so', async () => {
     const member = await aMember(database.db);
+    const token = (await runCli(['token', 'create', '--member', String(member.id), '--name', 'Sync'], env)).json as {
+      id: number;
+    };
+    await signedInOnTwoBrowsers(member.id);
     // With logging on, as docker-compose's migrate service runs the CLI: the audit line goes to
     // stderr, stdout stays the one JSON document.
     const run = await runCli(
       ['member', 'set-password', '--member', String(member.id), '--password', 'new password 1'],
       { ...env, LOG_LEVEL: 'info' },
     );
-    expect(run.json).toEqual({ id: member.id, password_changed: true });
+    expect(run.json).toEqual({ id: member.id, password_changed: true, ended_sessions: 2, tokens_revoked: false });
     expect(run.stderr).toContain('"audit":"password.changed"');
     expect(await authenticateMember(database.db, member.email, member.password)).toBeUndefined();
     expect(await authenticateMember(database.db, member.email, 'new password 1')).toMatchObject({ id: member.id });
+    // A session opened with the old password does not outlive it, on the pages or at the provider.
+    expect(await sessionsOf(member.id)).toEqual({ pages: 0, provider: 0 });
+    // Without --revoke-tokens, what the member authorized keeps working.
+    expect((await database.db('personal_access_tokens').where({ id: token.id }).first()).revoked_at).toBeNull();
     expect(await auditEvents(member.id)).toEqual(['password.changed']);
+  });
+
+  it('set a new password with --revoke-tokens: every token and consent revoked too, and the contacts API told', async () => {
+    const member = await aMember(database.db);
+    const token = (await runCli(['token', 'create', '--member', String(member.id), '--name', 'Sync'], env)).json as {
+      id: number;
+    };
+    const announced = await listenForRevocations();
+    const run = await runCli(
+      ['member', 'set-password', '--member', String(member.id), '--password', 'new password 2', '--revoke-tokens'],
+      env,
+    );
+    expect(run.json).toEqual({ id: member.id, password_changed: true, ended_sessions: 0, tokens_revoked: true });
+    expect((await database.db('personal_access_tokens').where({ id: token.id }).first()).revoked_at).not.toBeNull();
+    expect(await database.db('oidc_models').where({ account_id: String(member.id) })).toEqual([]);
+    expect(await announced.stop()).toEqual([{ token_hashes: [expect.any(String)] }]);
   });
 
   it('refuse a short password and an unknown member with exit code 2, changing nothing', async () => {
@@ -191,23 +246,7 @@ describe('members', () => {
     const token = (await runCli(['token', 'create', '--member', String(member.id), '--name', 'Sync'], env)).json as {
       id: number;
     };
-    // Signed in on two browsers (a stolen cookie among them): the pages' sessions and the provider's.
-    for (const browser of ['laptop', 'stolen']) {
-      await insertMemberSession(database.db, {
-        id_hash: `${browser}-${member.id}`,
-        member_id: member.id,
-        expires_at: new Date(Date.now() + 86_400_000),
-        user_agent: browser,
-        ip: null,
-      });
-    }
-    await database.db('oidc_models').insert({
-      model: 'Session',
-      id_hash: `session-${member.id}`,
-      payload: { accountId: String(member.id) },
-      account_id: String(member.id),
-      expires_at: new Date(Date.now() + 86_400_000),
-    });
+    await signedInOnTwoBrowsers(member.id);
     // The personal token's grant and the token itself.
     expect(
       (

@@ -90,11 +90,41 @@ export async function changePassword(
   await guard.succeeded(member.email, change.ip);
   const next = requireAcceptablePassword(change.newPassword, 'new_password');
   if (next === current) throw new InputError('The new password must differ from the current one.', 'new_password');
-  const hash = await hashSecret(next);
+  const otherSessionsEnded = await storePassword(db, member.id, await hashSecret(next), {
+    revokeTokens: change.revokeTokens,
+    keepSessionIdHash: change.keepSessionIdHash,
+  });
+  if (otherSessionsEnded === undefined) throw new InputError('No such member.', 'member');
+  return { otherSessionsEnded };
+}
+
+/**
+ * An operator's reset (`member set-password`): the new password must pass the password policy;
+ * every browser session of the member is signed out (a reset is what follows a lost or stolen
+ * password, so a session opened with the old one must not outlive it), and with `revokeTokens`
+ * every token too, in the same transaction as the new hash. Returns how many sessions ended;
+ * undefined when there is no such member.
+ */
+export async function resetPassword(
+  db: Database,
+  reset: { memberId: number; newPassword: unknown; revokeTokens: boolean },
+): Promise<{ sessionsEnded: number } | undefined> {
+  const hash = await hashSecret(requireAcceptablePassword(reset.newPassword, 'password'));
+  const sessionsEnded = await storePassword(db, reset.memberId, hash, { revokeTokens: reset.revokeTokens });
+  return sessionsEnded === undefined ? undefined : { sessionsEnded };
+}
+
+/** The new hash, the sessions signed out (but the one kept) and the tokens revoked, at once. */
+function storePassword(
+  db: Database,
+  memberId: number,
+  hash: string,
+  options: { revokeTokens: boolean; keepSessionIdHash?: string },
+): Promise<number | undefined> {
   return db.transaction(async (trx) => {
-    await updateMemberPasswordHash(trx, member.id, hash);
-    const otherSessionsEnded = await deleteBrowserSessions(trx, member.id, { except: change.keepSessionIdHash });
-    if (change.revokeTokens) await revokeEverythingOf(trx, member.id);
-    return { otherSessionsEnded };
+    if (!(await updateMemberPasswordHash(trx, memberId, hash))) return undefined;
+    const ended = await deleteBrowserSessions(trx, memberId, { except: options.keepSessionIdHash });
+    if (options.revokeTokens) await revokeEverythingOf(trx, memberId);
+    return ended;
   });
 }

@@ -1,4 +1,4 @@
-import { hashSecret, listAuthorizedApplications, registerMember, requirePassword } from '@contacts/auth';
+import { listAuthorizedApplications, registerMember, resetPassword } from '@contacts/auth';
 import {
   findMemberRecord,
   listGroupsOfMember,
@@ -6,7 +6,6 @@ import {
   listOAuthClientsOf,
   listPersonalAccessTokensOf,
   type MemberRecord,
-  updateMemberPasswordHash,
 } from '@contacts/db';
 import { disableMember, enableMember } from '../admin/member-access';
 import { type CommandContext, UsageError } from '../cli-context';
@@ -65,17 +64,33 @@ export const memberCommands: Record<string, Command> = {
     },
   },
   'set-password': {
-    summary: 'member set-password --member M --password P',
+    summary: 'member set-password --member M --password P [--revoke-tokens]',
     description:
-      "Gives a member a new password (the pages' rule: at least 12 characters, not a common password). Their sessions, consents and tokens stay as they are.",
-    options: { member: { type: 'string' }, password: { type: 'string' } },
+      "Gives a member a new password (the pages' rule: at least 12 characters, not a common password) and signs " +
+      'every browser session of theirs out, as a password change on their own page signs out the others. With ' +
+      '--revoke-tokens, every consent, code and token issued for them (personal access tokens included) is ' +
+      'revoked too, the contacts API told; without it, applications they authorized keep working.',
+    options: { member: { type: 'string' }, password: { type: 'string' }, 'revoke-tokens': { type: 'boolean' } },
     required: ['member', 'password'],
     run: async (values, context) => {
       const member = await existingMember(values, context);
-      const password = requirePassword(values.password);
-      await updateMemberPasswordHash(context.db, member.id, await hashSecret(password));
-      await context.audit('password.changed', { memberId: member.id, details: { by: 'administrator' } });
-      return { id: member.id, password_changed: true };
+      const revokeTokens = values['revoke-tokens'] === true;
+      const reset = await resetPassword(context.db, {
+        memberId: member.id,
+        newPassword: values.password,
+        revokeTokens,
+      });
+      if (!reset) throw new UsageError(`no member has id ${member.id}`);
+      await context.audit('password.changed', {
+        memberId: member.id,
+        details: { by: 'administrator', sessions_signed_out: reset.sessionsEnded, tokens_revoked: revokeTokens },
+      });
+      return {
+        id: member.id,
+        password_changed: true,
+        ended_sessions: reset.sessionsEnded,
+        tokens_revoked: revokeTokens,
+      };
     },
   },
   disable: {
