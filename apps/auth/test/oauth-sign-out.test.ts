@@ -153,3 +153,88 @@ async function followToApplication(browser: HttpBrowser, location: string): Prom
   }
   return next;
 }
+
+describe('a consent page left open across a sign-out', () => {
+  /** Signs `browser` in as `member` and walks an authorization request to its consent page. */
+  async function consentPageOf(browser: HttpBrowser, member: { email: string; password: string }) {
+    await browser.signIn(member.email, member.password);
+    const consent = await pageAfterRedirects(browser, authorizePath());
+    expect(consent.html).toContain(`(${member.email})`);
+    return { path: consent.path, confirm: formAction(consent.html, 'confirm') };
+  }
+
+  /** Submits the old page's "Allow" (with a CSRF token the browser holds now) and follows on. */
+  async function allowOnOldPage(browser: HttpBrowser, confirm: string): Promise<AuthorizeOutcome> {
+    const csrf = /name="csrf" value="([^"]+)"/.exec((await browser.get('/login')).html)?.[1] as string;
+    const answer = await browser.post(confirm, { csrf, decision: 'allow' });
+    expect(answer.status).toBe(303);
+    const next = new URL(answer.location as string, server.baseUrl);
+    expect(next.href.startsWith(app.redirect_uri)).toBe(false);
+    return authorizeWithHttpBrowser(browser, server.baseUrl, next.pathname + next.search, app.redirect_uri);
+  }
+
+  it('issues no code once the member has signed out: the request asks for a sign-in again', async () => {
+    const member = await aMember(server.database.db);
+    const browser = httpBrowser(server.baseUrl);
+    const old = await consentPageOf(browser, member);
+    await browser.submit('/settings/sessions', '/logout', {});
+
+    expect(await allowOnOldPage(browser, old.confirm)).toMatchObject({ signInPage: true, code: undefined });
+  });
+
+  it('is not shown again once the member has signed out: reloading it asks the request again', async () => {
+    const member = await aMember(server.database.db);
+    const browser = httpBrowser(server.baseUrl);
+    const old = await consentPageOf(browser, member);
+    await browser.submit('/settings/sessions', '/logout', {});
+
+    const reloaded = await browser.get(old.path);
+    expect(reloaded.status).toBe(303);
+    expect(reloaded.location).toMatch(/^\/oauth\/authorize\?/);
+    const flow = await authorizeWithHttpBrowser(browser, server.baseUrl, reloaded.location as string, app.redirect_uri);
+    expect(flow).toMatchObject({ signInPage: true, code: undefined });
+  });
+
+  it('issues no code once another browser has signed this one out', async () => {
+    const member = await aMember(server.database.db);
+    const stolen = httpBrowser(server.baseUrl, 'Stolen/1.0');
+    const laptop = httpBrowser(server.baseUrl, 'Laptop/1.0');
+    const old = await consentPageOf(stolen, member);
+    await laptop.signIn(member.email, member.password);
+    const sessions = await laptop.get('/settings/sessions');
+    const stolenRow = sessions.html.split('<tr class="session">').find((row) => row.includes('Stolen/1.0')) as string;
+    await laptop.submit('/settings/sessions', /action="([^"]+)"/.exec(stolenRow)?.[1] as string, {});
+
+    expect(await allowOnOldPage(stolen, old.confirm)).toMatchObject({ signInPage: true, code: undefined });
+  });
+
+  it('issues no code when the member signs out between allowing and the redirect that carries the code', async () => {
+    const member = await aMember(server.database.db);
+    const browser = httpBrowser(server.baseUrl);
+    const old = await consentPageOf(browser, member);
+    const allowed = await browser.submit(old.path, old.confirm, { decision: 'allow' });
+    await browser.submit('/settings/sessions', '/logout', {});
+
+    const resumed = new URL(allowed.location as string, server.baseUrl);
+    const flow = await authorizeWithHttpBrowser(browser, server.baseUrl, resumed.pathname, app.redirect_uri);
+    expect(flow).toMatchObject({ signInPage: true, code: undefined });
+  });
+
+  it('never consents for the member who left when another has signed in since: the one signed in is asked', async () => {
+    const first = await aMember(server.database.db);
+    const second = await aMember(server.database.db);
+    const browser = httpBrowser(server.baseUrl);
+    const old = await consentPageOf(browser, first);
+    await browser.submit('/settings/sessions', '/logout', {});
+    await browser.signIn(second.email, second.password);
+
+    const flow = await allowOnOldPage(browser, old.confirm);
+    expect(flow.consentFor).toBe(second.email);
+    expect(flow.code).toBeTruthy();
+    const grants = await server.database
+      .db('oidc_models')
+      .where({ model: 'Grant', account_id: String(first.id) })
+      .pluck('id_hash');
+    expect(grants).toEqual([]);
+  });
+});

@@ -24,8 +24,9 @@ export function memberSessionPolicy(memberSessions: MemberSessions): ReturnType<
   login.checks.add(
     new Check(MEMBER_SIGNED_OUT, 'the member is no longer signed in to this site', async (ctx: KoaContextWithOIDC) => {
       const accountId = ctx.oidc.session?.accountId;
-      // No provider session: no_session asks already. A login just made in this interaction: trust it.
-      if (!accountId || ctx.oidc.result?.login) return Check.NO_NEED_TO_PROMPT;
+      // No provider session: no_session asks already. A login just made in this interaction counts
+      // only while its member is still signed in here (they may have signed out since).
+      if (!accountId) return Check.NO_NEED_TO_PROMPT;
       const member = await memberSessions.current(ctx);
       if (member && String(member.id) === accountId) return Check.NO_NEED_TO_PROMPT;
       signOutProviderSession(ctx);

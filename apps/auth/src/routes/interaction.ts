@@ -1,4 +1,4 @@
-import { findMemberById } from '@contacts/db';
+import { findMemberById, type PublicMember } from '@contacts/db';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { errors } from 'oidc-provider';
@@ -51,10 +51,10 @@ export function interactionRoutes(services: AuthServices): Router {
       return;
     }
     if (details.prompt.name === 'consent') {
-      const accountId = details.session?.accountId;
-      const member = accountId ? await findMemberById(db, Number(accountId)) : undefined;
+      const member = await consentingMember(ctx, services, details);
+      if (!member) return askAgain(ctx, details);
       const owner = client?.ownerId === undefined ? undefined : await findMemberById(db, client.ownerId);
-      if (!member || !client) throw new errors.SessionNotFound('interaction without a member or client');
+      if (!client) throw new errors.SessionNotFound('interaction without a client');
       ctx.type = 'html';
       ctx.body = consentPage({
         action: `/interaction/${details.uid}/confirm`,
@@ -99,18 +99,17 @@ export function interactionRoutes(services: AuthServices): Router {
     if (details.prompt.name !== 'consent')
       throw new errors.InvalidRequest('this interaction does not ask for a consent');
     await services.memberSessions.end(ctx);
-    const request = new URLSearchParams();
-    for (const [name, value] of Object.entries(details.params)) if (typeof value === 'string') request.set(name, value);
-    const prompts = new Set((request.get('prompt') ?? '').split(' ').filter(Boolean)).add('login');
-    request.set('prompt', [...prompts].join(' '));
-    ctx.status = 303;
-    ctx.redirect(`${OAUTH_ROUTES.authorization}?${request}`);
+    askAgain(ctx, details, { signIn: true });
   });
 
   router.post('/confirm', formBody, async (ctx) => {
     const details = await provider.interactionDetails(ctx.req, ctx.res);
     if (details.prompt.name !== 'consent')
       throw new errors.InvalidRequest('this interaction does not expect a consent');
+    // [security] A consent page left open across a sign-out (a back button, a session signed out
+    // from another browser) decides nothing: the request is asked again, of whoever is signed in now.
+    const member = await consentingMember(ctx, services, details);
+    if (!member) return askAgain(ctx, details);
     const decision = (ctx.request.body as Record<string, unknown>).decision;
     if (decision !== 'allow') {
       return provider.interactionFinished(
@@ -120,7 +119,7 @@ export function interactionRoutes(services: AuthServices): Router {
         { mergeWithLastSubmission: false },
       );
     }
-    const accountId = details.session?.accountId as string;
+    const accountId = String(member.id);
     const clientId = String(details.params.client_id);
     const grant = details.grantId
       ? await provider.Grant.find(details.grantId)
@@ -141,6 +140,41 @@ export function interactionRoutes(services: AuthServices): Router {
   });
 
   return router;
+}
+
+type InteractionDetails = Awaited<ReturnType<AuthServices['provider']['interactionDetails']>>;
+
+/**
+ * [security] The member a consent is asked of: the one the interaction signed in, and only while
+ * that member is still the one signed in to this site in this browser. oidc-provider carries the
+ * sign-in of the interaction's login step over to its consent step by itself, so without this a
+ * consent page left open after signing out (or after signing in as someone else) would still
+ * issue a code for the member who left.
+ */
+async function consentingMember(
+  ctx: Context,
+  services: AuthServices,
+  details: InteractionDetails,
+): Promise<PublicMember | undefined> {
+  const accountId = details.session?.accountId;
+  const member = accountId ? await services.memberSessions.current(ctx) : undefined;
+  return member && String(member.id) === accountId ? member : undefined;
+}
+
+/**
+ * Makes the application's request again (its parameters, state included): oidc-provider then
+ * asks for a sign-in when the browser's sign-in no longer matches (member-session-policy.ts), or
+ * with `signIn` in any case (prompt=login). The unanswered interaction expires by itself.
+ */
+function askAgain(ctx: Context, details: InteractionDetails, options: { signIn?: boolean } = {}): void {
+  const request = new URLSearchParams();
+  for (const [name, value] of Object.entries(details.params)) if (typeof value === 'string') request.set(name, value);
+  if (options.signIn) {
+    const prompts = new Set((request.get('prompt') ?? '').split(' ').filter(Boolean)).add('login');
+    request.set('prompt', [...prompts].join(' '));
+  }
+  ctx.status = 303;
+  ctx.redirect(`${OAUTH_ROUTES.authorization}?${request}`);
 }
 
 /** An interaction that expired or whose cookie is missing: a page that says so, never a stack trace. */
