@@ -327,4 +327,12 @@ describe('docs page', () => {
       await answer.arrayBuffer();
     }
   });
+
+  it('lets no cache keep the OAuth callback, whose address carries a code (its scripts are cacheable)', async () => {
+    const callback = await fetch(`${stack.apiUrl}/docs/oauth2-redirect.html?code=abc&state=xyz`);
+    expect(callback.headers.get('cache-control')).toBe('no-store');
+    const script = await fetch(`${stack.apiUrl}/docs/oauth2-redirect.js`);
+    expect(script.headers.get('cache-control')).toBe('public, max-age=86400');
+    await Promise.all([callback.arrayBuffer(), script.arrayBuffer()]);
+  });
 });

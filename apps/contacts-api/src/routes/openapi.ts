@@ -1,7 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { API_DOCS_CLIENT_ID, apiDocsRedirectUri, DPOP_SIGNING_ALGORITHMS } from '@contacts/config';
+import {
+  API_DOCS_CLIENT_ID,
+  API_DOCS_REDIRECT_PATH,
+  apiDocsRedirectUri,
+  DPOP_SIGNING_ALGORITHMS,
+} from '@contacts/config';
 import { buildOpenApiDocument, type CONTACT_SCOPES } from '@contacts/schemas';
 import { Router } from '@koa/router';
 import { openApiPaths, type RegisteredRoute } from '../http/openapi-paths';
@@ -111,7 +116,8 @@ export function openApiRoutes(options: { publicUrl: string; routes: readonly Reg
     if (!type) return next();
     security(ctx);
     ctx.type = type;
-    ctx.set('Cache-Control', 'public, max-age=86400');
+    // The OAuth callback is loaded with a code in its query: no cache keeps an entry under that URL.
+    ctx.set('Cache-Control', ctx.path === API_DOCS_REDIRECT_PATH ? 'no-store' : 'public, max-age=86400');
     ctx.body = await readFile(path.join(assetDir, name));
   });
   return router;
