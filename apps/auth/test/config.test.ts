@@ -1,10 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, generateSecrets, secretsEnvironment } from '@contacts/config';
-import { describeDatabaseRefusalsAtStart } from '@contacts/db/testing';
+import { ConfigError, createLogger, generateSecrets, secretsEnvironment } from '@contacts/config';
+import { createTestDatabase, describeDatabaseRefusalsAtStart } from '@contacts/db/testing';
+import type { JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { loadAuthConfig } from '../src/config';
+import { createAuthServer } from '../src/index';
 
 const APP_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -51,6 +53,43 @@ describe('the auth configuration', () => {
     });
     expect(run.status).toBe(1);
     expect(run.stderr).toBe('auth cannot start: PORT must be an integer >= 1, got "abc"\n');
+  });
+});
+
+describe('signing keys oidc-provider refuses', () => {
+  it('are one ConfigError line, without the key (its own error carries the private key as its cause)', async () => {
+    const secrets = await generateSecrets();
+    const key = secrets.jwks.keys[0] as JWK & { d: string };
+    // Past the JWKS check of config.ts (as a check it lacks would be): the same key twice.
+    const jwks = { keys: [key, key] };
+    const database = await createTestDatabase();
+    try {
+      const creating = createAuthServer({
+        db: database.db,
+        config: {
+          issuer: 'http://localhost:3001',
+          port: 3001,
+          secrets: { ...secrets, jwks },
+          secureCookies: false,
+          accessTokenTtl: 3600,
+          refreshTokenTtl: 3600,
+          grantTtl: 3600,
+        },
+        logger: createLogger('auth', { LOG_LEVEL: 'silent' }),
+      });
+      const error = await creating.then(
+        () => undefined,
+        (refusal: unknown) => refusal,
+      );
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toMatch(
+        /^oidc-provider refused its configuration \(check JWKS\): .*duplicate "kid"/,
+      );
+      expect((error as Error).cause).toBeUndefined();
+      expect(JSON.stringify(error)).not.toContain(key.d);
+    } finally {
+      await database.drop();
+    }
   });
 });
 

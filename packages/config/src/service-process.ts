@@ -44,7 +44,11 @@ export async function runServiceProcess<Config extends { port: number; runtime?:
   }))().catch(refuse);
   const runtime = config.runtime ?? serviceRuntimeFrom({});
   const database = await service.openDatabase(runtime, logger).catch(refuse);
-  const running = await service.createApp({ db: database.db, config, logger });
+  // A setting only the app's libraries can judge (oidc-provider's keys) is refused as one line too.
+  const running = await service.createApp({ db: database.db, config, logger }).catch(async (error: unknown) => {
+    await database.close();
+    return refuse(error);
+  });
   const closeAll = async () => {
     await running.close();
     await database.close();

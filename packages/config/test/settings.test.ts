@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -155,6 +156,71 @@ describe('shared secrets', () => {
     ],
   ])('refuses a weak or malformed secret, naming it and never showing it: %j', async (override, message) => {
     expect(await refusal(async () => loadSharedSecrets({ ...(await strong()), ...override }, dataDir))).toBe(message);
+  });
+
+  describe('a JWKS oidc-provider would refuse (it said so with a stack trace printing the private key)', () => {
+    const privateJwk = (type: 'ec' | 'ed25519' | 'rsa', options: object = {}) =>
+      generateKeyPairSync(type as 'ec', options as { namedCurve: string }).privateKey.export({ format: 'jwk' });
+    const p256 = () => ({ ...privateJwk('ec', { namedCurve: 'P-256' }), alg: 'ES256', use: 'sig' });
+    const withKeys = (...keys: object[]) => ({ JWKS: JSON.stringify({ keys }) });
+    const prefix = 'JWKS must be a JSON Web Key Set of private keys ({"keys":[{"kty":…,"d":…}]}): ';
+
+    it.each([
+      [
+        'two keys of one kid',
+        () => withKeys({ ...p256(), kid: 'same' }, { ...p256(), kid: 'same' }),
+        'key 2 has the "kid" of an earlier key ("same"); each key needs its own',
+      ],
+      [
+        'one key twice without a kid',
+        () => {
+          const key = privateJwk('ed25519');
+          return withKeys(key, key);
+        },
+        'key 2 is an earlier key again',
+      ],
+      [
+        'an EC key that says RS256',
+        () => withKeys({ ...p256(), alg: 'RS256' }),
+        'key 1 says "alg": "RS256"; a key of its kind signs with ES256',
+      ],
+      [
+        'a P-384 key that says ES256',
+        () => withKeys({ ...privateJwk('ec', { namedCurve: 'P-384' }), alg: 'ES256' }),
+        'key 1 says "alg": "ES256"; a key of its kind signs with ES384',
+      ],
+      [
+        'an encryption key',
+        () => withKeys({ ...p256(), use: 'enc' }),
+        'key 1 is for "use": "enc"; these keys sign ("sig")',
+      ],
+      [
+        'a key whose "d" is another key\'s',
+        () => withKeys({ ...p256(), d: p256().d }),
+        'key 1\'s public members (x, y) do not belong to its "d"',
+      ],
+      [
+        'an RSA key of 1024 bits',
+        () => withKeys(privateJwk('rsa', { modulusLength: 1024 })),
+        'key 1 is an RSA key of 1024 bits; at least 2048 are needed',
+      ],
+    ])('refuses %s in one line, without the key', async (_case, jwks, why) => {
+      const env = { ...(await strong()), ...jwks() };
+      const message = await refusal(async () => loadSharedSecrets(env, dataDir));
+      expect(message).toBe(`${prefix}${why}`);
+      for (const key of (JSON.parse(env.JWKS) as { keys: Array<{ d: string }> }).keys)
+        expect(message).not.toContain(key.d);
+    });
+
+    it('accepts keys of every kind it signs with: P-256, Ed25519, RSA 2048, each with its own kid', async () => {
+      const keys = [
+        { ...p256(), kid: 'a' },
+        { ...privateJwk('ed25519'), kid: 'b' },
+        { ...privateJwk('rsa', { modulusLength: 2048 }), alg: 'PS256', kid: 'c' },
+      ];
+      const secrets = await loadSharedSecrets({ ...(await strong()), ...withKeys(...keys) }, dataDir);
+      expect(secrets.jwks.keys.map((key) => key.kid)).toEqual(['a', 'b', 'c']);
+    });
   });
 
   it('refuses to start in production without the secrets a service needs', async () => {

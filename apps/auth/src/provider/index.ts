@@ -1,3 +1,4 @@
+import { ConfigError } from '@contacts/config';
 import Provider, { type Configuration } from 'oidc-provider';
 import { clientSecretMatches } from '../lib/client-secrets';
 import { type ProviderDependencies, providerConfiguration } from './configuration';
@@ -9,7 +10,9 @@ export function createProvider(
   dependencies: ProviderDependencies,
   configure: (configuration: Configuration) => Configuration = (configuration) => configuration,
 ): Provider {
-  const provider = new Provider(dependencies.config.issuer, configure(providerConfiguration(dependencies)));
+  const provider = constructed(
+    () => new Provider(dependencies.config.issuer, configure(providerConfiguration(dependencies))),
+  );
   provider.proxy = true;
   // client_secret holds a hash (see provider/client-metadata.ts), so secrets are compared by hash.
   provider.Client.prototype.compareClientSecret = async function compareClientSecret(actual: string) {
@@ -18,4 +21,18 @@ export function createProvider(
   teachScopeInclusion(provider);
   logProviderEvents(provider, dependencies.logger);
   return provider;
+}
+
+/**
+ * [security] oidc-provider refuses a configuration it cannot use (the signing keys, above all)
+ * with an error whose `cause` is the offending value: a private key, printed in full by the stack
+ * trace. config.ts checks JWKS as oidc-provider does; anything it still refuses is one line,
+ * without the cause.
+ */
+function constructed(create: () => Provider): Provider {
+  try {
+    return create();
+  } catch (error) {
+    throw new ConfigError(`oidc-provider refused its configuration (check JWKS): ${(error as Error).message}`);
+  }
 }
