@@ -224,6 +224,7 @@ describe('pnpm start with a typo in a setting', () => {
     JWKS: JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256', x: 'x', y: 'y', d: 'd' }] }),
     INTROSPECTION_CLIENT_ID: 'contacts-api',
     INTROSPECTION_CLIENT_SECRET: 's'.repeat(43),
+    DATABASE_URL: 'postgres://contacts:pw@127.0.0.1:1/contacts',
   };
 
   it.each([
@@ -255,9 +256,16 @@ describe('pnpm start with a typo in a setting', () => {
       'JWKS must be a JSON Web Key Set of private keys ({"keys":[{"kty":…,"d":…}]}): it is not JSON',
     ],
     [
-      { NODE_ENV: 'production' },
+      { NODE_ENV: 'production', DATABASE_URL: production.DATABASE_URL },
       'COOKIE_KEYS, JWKS, INTROSPECTION_CLIENT_ID, INTROSPECTION_CLIENT_SECRET must be set in production',
     ],
+    // Without it, each process would have started an embedded database of its own.
+    [
+      { ...production, DATABASE_URL: '' },
+      'DATABASE_URL must be set in production (postgres://user:password@host:5432/database); the embedded PostgreSQL is for development',
+    ],
+    // A typo there turned the production checks off: secrets generated, an embedded database.
+    [{ NODE_ENV: 'prod' }, 'NODE_ENV must be one of production, development, test (or unset: development), got "prod"'],
     [
       { ...production, COOKIE_KEYS: 'x' },
       'COOKIE_KEYS: each key must be at least 32 characters (one has 1); generate one with `openssl rand -base64 32`',

@@ -1,4 +1,4 @@
-import { integerFrom, portFrom, serviceUrlFrom } from './env';
+import { ConfigError, integerFrom, nodeEnvironmentFrom, portFrom, serviceUrlFrom } from './env';
 
 /** Which PostgreSQL a process uses, and how many connections it keeps: the same for services and the CLI. */
 export interface DatabaseSettings {
@@ -13,17 +13,27 @@ export interface DatabaseSettings {
 export const DEFAULT_EMBEDDED_PG_PORT = 54329;
 
 /**
- * DATABASE_URL is checked for its form only (postgres:// or postgresql://, what pg accepts):
+ * DATABASE_URL is required in production, and checked for its form only (postgres:// or postgresql://, what pg accepts):
  * whether the server answers is found out by connecting, and explained then.
  */
 export function databaseSettingsFrom(env: NodeJS.ProcessEnv): DatabaseSettings {
+  // Read first, whatever else is set: every process reads its database settings.
+  const production = nodeEnvironmentFrom(env) === 'production';
+  const url = serviceUrlFrom(
+    env,
+    'DATABASE_URL',
+    ['postgres:', 'postgresql:'],
+    'postgres://user:password@host:5432/database',
+  );
+  // In production a missing (or misspelt) DATABASE_URL would give each process an embedded
+  // database of its own: replicas each serving from an empty one.
+  if (url === undefined && production) {
+    throw new ConfigError(
+      'DATABASE_URL must be set in production (postgres://user:password@host:5432/database); the embedded PostgreSQL is for development',
+    );
+  }
   return {
-    url: serviceUrlFrom(
-      env,
-      'DATABASE_URL',
-      ['postgres:', 'postgresql:'],
-      'postgres://user:password@host:5432/database',
-    ),
+    url,
     embeddedPort: portFrom(env, 'EMBEDDED_PG_PORT', DEFAULT_EMBEDDED_PG_PORT),
     // PostgreSQL's own max_connections defaults to 100; far more is a typo, not a pool.
     poolMax: integerFrom(env, 'DB_POOL_MAX', 10, 1, 1_000),

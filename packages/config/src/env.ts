@@ -8,6 +8,24 @@ export class ConfigError extends Error {}
  */
 export class EnvironmentError extends ConfigError {}
 
+/** NODE_ENV, read strictly: what decides whether the production checks apply. */
+export type NodeEnvironment = 'production' | 'development' | 'test';
+const NODE_ENVIRONMENTS: readonly NodeEnvironment[] = ['production', 'development', 'test'];
+
+/**
+ * NODE_ENV: `production`, `development` or `test`; unset (or empty) is development. Anything else
+ * is refused: a typo such as `prod` would otherwise turn the production checks off without a word
+ * (required secrets generated per process, an embedded database in place of a missing URL).
+ */
+export function nodeEnvironmentFrom(env: NodeJS.ProcessEnv): NodeEnvironment {
+  const raw = env.NODE_ENV;
+  if (raw === undefined || raw === '') return 'development';
+  if ((NODE_ENVIRONMENTS as readonly string[]).includes(raw)) return raw as NodeEnvironment;
+  throw new ConfigError(
+    `NODE_ENV must be one of ${NODE_ENVIRONMENTS.join(', ')} (or unset: development), got "${raw}"`,
+  );
+}
+
 export function integerFrom(
   env: NodeJS.ProcessEnv,
   name: string,
@@ -77,17 +95,31 @@ export function serviceUrlFrom(
 ): string | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
-  const protocol = URL.parse(raw)?.protocol;
-  if (protocol === undefined || !schemes.includes(protocol)) {
-    const names = schemes.map((scheme) => `${scheme}//`).join(' or ');
-    throw new ConfigError(`${name} must be a ${names} URL (${form}), got "${withoutPassword(raw)}"`);
+  const parsed = URL.parse(raw);
+  if (parsed && schemes.includes(parsed.protocol)) return raw;
+  const names = schemes.map((scheme) => `${scheme}//`).join(' or ');
+  // The right scheme, yet no URL: almost always a password holding a character URLs reserve.
+  const scheme = /^[a-z][a-z\d+.-]*:(?=\/\/)/i.exec(raw)?.[0]?.toLowerCase();
+  if (!parsed && scheme !== undefined && schemes.includes(scheme)) {
+    throw new ConfigError(
+      `${name} is not a valid URL (${form}), got "${withoutPassword(raw)}": a user name or password holding ` +
+        '/ : @ # ? or % must be percent-encoded (/ as %2F, : as %3A, @ as %40, # as %23, ? as %3F, % as %25)',
+    );
   }
-  return raw;
+  throw new ConfigError(`${name} must be a ${names} URL (${form}), got "${withoutPassword(raw)}"`);
 }
 
-/** `scheme://user:secret@host` → `scheme://user:***@host`, also when the rest does not parse. */
+/**
+ * `scheme://user:secret@host` → `scheme://user:***@host`, also when the rest does not parse and
+ * when the password itself holds `/`, `:` or `@` (everything up to the last `@` is masked).
+ */
 function withoutPassword(raw: string): string {
-  return raw.replace(/:[^:@/]*@/, ':***@');
+  const at = raw.lastIndexOf('@');
+  if (at < 0) return raw;
+  const slashes = raw.lastIndexOf('//', at);
+  const start = slashes < 0 ? 0 : slashes + 2;
+  const colon = raw.indexOf(':', start);
+  return colon < 0 || colon > at ? raw : `${raw.slice(0, colon)}:***${raw.slice(at)}`;
 }
 
 export function booleanFrom(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {

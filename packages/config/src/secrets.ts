@@ -10,7 +10,7 @@ import {
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
-import { ConfigError, EnvironmentError } from './env';
+import { ConfigError, EnvironmentError, nodeEnvironmentFrom } from './env';
 
 /**
  * Everything that replicas must share. In production each value comes from the environment;
@@ -71,7 +71,7 @@ export async function loadSharedSecrets(
     .filter(([, value]) => value === undefined)
     .map(([key]) => key);
   if (missing.length === 0) return fromEnv as SharedSecrets;
-  if (env.NODE_ENV === 'production') {
+  if (nodeEnvironmentFrom(env) === 'production') {
     const missingNeeded = needed.filter((key) => missing.includes(key));
     if (missingNeeded.length > 0) {
       throw new ConfigError(`${missingNeeded.map((key) => ENV_NAMES[key]).join(', ')} must be set in production`);

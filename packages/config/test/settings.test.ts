@@ -50,6 +50,17 @@ describe('settings read from the environment', () => {
       { DATABASE_URL: 'postgres//contacts:s3cret@db/contacts' },
       'DATABASE_URL must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/database), got "postgres//contacts:***@db/contacts"',
     ],
+    [
+      // A password straight from `openssl rand -base64` (it holds "/"): the cause named, nothing of it shown.
+      { DATABASE_URL: 'postgres://contacts:Sup3r/Secr:et@db:5432/contacts' },
+      'DATABASE_URL is not a valid URL (postgres://user:password@host:5432/database), got "postgres://contacts:***@db:5432/contacts": ' +
+        'a user name or password holding / : @ # ? or % must be percent-encoded (/ as %2F, : as %3A, @ as %40, # as %23, ? as %3F, % as %25)',
+    ],
+    [{ NODE_ENV: 'prod' }, 'NODE_ENV must be one of production, development, test (or unset: development), got "prod"'],
+    [
+      { NODE_ENV: 'production' },
+      'DATABASE_URL must be set in production (postgres://user:password@host:5432/database); the embedded PostgreSQL is for development',
+    ],
   ])('refuses a malformed database setting without showing a password: %j', async (env, message) => {
     expect(await refusal(() => databaseSettingsFrom(env))).toBe(message);
   });
