@@ -10,7 +10,14 @@ const source: Knex.MigrationSource<{ name: string; migration: Knex.Migration }> 
 
 const MIGRATIONS_TABLE = 'knex_migrations';
 const LOCK_TABLE = `${MIGRATIONS_TABLE}_lock`;
-const config: Knex.MigratorConfig = { migrationSource: source, tableName: MIGRATIONS_TABLE };
+const config: Knex.MigratorConfig = {
+  migrationSource: source,
+  tableName: MIGRATIONS_TABLE,
+  // A schema ahead of this release (a newer one migrated it; this one is rolled back to, or an old
+  // replica restarts): knex calls that "corrupt" and refuses. The migrations this release knows
+  // are applied all the same, so there is nothing to do: see newerMigrations().
+  disableMigrationsListValidation: true,
+};
 
 // Any constant works; it only has to be the same for every process migrating this database.
 const MIGRATION_ADVISORY_LOCK = 7_390_214_551;
@@ -48,6 +55,17 @@ export async function pendingMigrations(db: Database): Promise<string[]> {
     for (const row of rows) applied.add(row.name);
   }
   return migrations.map((entry) => entry.name).filter((name) => !applied.has(name));
+}
+
+/**
+ * Migrations the database has that this release does not know: a newer release migrated it.
+ * Read-only, like pendingMigrations().
+ */
+export async function newerMigrations(db: Database): Promise<string[]> {
+  if (!(await tableExists(db, MIGRATIONS_TABLE))) return [];
+  const known = new Set(migrations.map((entry) => entry.name));
+  const rows = (await db(MIGRATIONS_TABLE).orderBy('id').select('name')) as Array<{ name: string }>;
+  return rows.map((row) => row.name).filter((name) => !known.has(name));
 }
 
 /**

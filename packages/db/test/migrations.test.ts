@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDatabase, migrateLatest, migrateRollbackAll, pendingMigrations } from '../src/index';
+import { createDatabase, migrateLatest, migrateRollbackAll, newerMigrations, pendingMigrations } from '../src/index';
 import { createEmptyTestDatabase, type TestDatabase } from '../src/testing/index';
 
 const tablesOf = async (database: TestDatabase) =>
@@ -44,6 +44,19 @@ describe('migrations', () => {
 
     await migrateLatest(database.db);
     expect(await tablesOf(database)).toEqual(everyTable);
+  });
+
+  it('leave a database a newer release migrated as it is, naming the migrations this release does not know', async () => {
+    database = await createEmptyTestDatabase();
+    await migrateLatest(database.db);
+    // What a newer release's migrate leaves behind (this one is rolled back to, or an old replica restarts).
+    await database
+      .db('knex_migrations')
+      .insert({ name: '20990101000000_from_a_newer_release', batch: 99, migration_time: new Date() });
+
+    expect(await migrateLatest(database.db)).toEqual([]);
+    expect(await newerMigrations(database.db)).toEqual(['20990101000000_from_a_newer_release']);
+    expect(await pendingMigrations(database.db)).toEqual([]);
   });
 
   it('apply each migration exactly once when many processes migrate an empty database at once', async () => {

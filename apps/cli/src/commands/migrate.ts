@@ -1,14 +1,16 @@
-import { migrateLatest } from '@contacts/db';
+import { migrateLatest, newerMigrations } from '@contacts/db';
 import type { Command } from './index';
 
 /** `pnpm cli migrate latest`: the one-shot migrate step of a deployment. */
 export const migrateCommands: Record<string, Command> = {
   latest: {
     summary: 'migrate latest',
-    description: 'Applies every migration not yet applied (safe to run while the services run, and to run twice).',
+    description:
+      'Applies every migration not yet applied (safe to run while the services run, and to run twice). A database ' +
+      'a newer release migrated is left as it is: its migrations this release does not know are listed under newer.',
     needsCurrentSchema: false,
     options: {},
     required: [],
-    run: async (_values, { db }) => ({ applied: await migrateLatest(db) }),
+    run: async (_values, { db }) => ({ applied: await migrateLatest(db), newer: await newerMigrations(db) }),
   },
 };
