@@ -14,7 +14,12 @@ import { Router } from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import compose from 'koa-compose';
 import { Authenticator } from './auth/authenticator';
-import { introspectionClient } from './auth/introspection';
+import {
+  AuthServerUnavailable,
+  type Introspect,
+  IntrospectionCredentialsRefused,
+  introspectionClient,
+} from './auth/introspection';
 import { type Access, requireAccess } from './auth/middleware';
 import { listenForRevocations } from './auth/revocation-listener';
 import { senderConstraint } from './auth/sender-constraint';
@@ -59,15 +64,12 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
   const app = new Koa({ proxy: true });
   const cache = new TokenCache();
   const revocations = listenForRevocations(db, cache, logger);
-  const authenticator = new Authenticator(
-    introspectionClient({
-      authInternalUrl: config.authInternalUrl,
-      clientId: config.introspectionClientId,
-      clientSecret: config.introspectionClientSecret,
-    }),
-    cache,
-    revocations,
-  );
+  const introspect = introspectionClient({
+    authInternalUrl: config.authInternalUrl,
+    clientId: config.introspectionClientId,
+    clientSecret: config.introspectionClientSecret,
+  });
+  const authenticator = new Authenticator(introspect, cache, revocations);
 
   const metrics = createServiceMetrics({ service: SERVICE_NAMES.contactsApi, pool: () => db.client.pool });
   tokenCacheMetrics(metrics.registry, cache);
@@ -78,7 +80,7 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
   app.use(
     healthEndpoints(SERVICE_NAMES.contactsApi, {
       database: () => databaseProblem(db),
-      authorization_server: () => authServerProblem(config.authInternalUrl),
+      authorization_server: () => authServerProblem(config.authInternalUrl, introspect),
     }),
   );
 
@@ -144,10 +146,29 @@ const noRateLimit: Middleware = (_ctx, next) => next();
 
 /**
  * Readiness: the authorization server answers its health check (else no new token can be
- * checked), and it is the authorization server: AUTH_INTERNAL_URL pointing at this API, or at
- * anything else that answers /healthz, would otherwise look ready and refuse every token.
+ * checked), it is the authorization server (AUTH_INTERNAL_URL pointing at this API, or at
+ * anything else that answers /healthz, would otherwise look ready and refuse every token), and it
+ * accepts this API's introspection credentials: a replica with the wrong ones (a typo, or the old
+ * secret during a rotation) answers 503 to every token it has not cached, so it leaves the
+ * rotation rather than look ready.
  */
-async function authServerProblem(authInternalUrl: string): Promise<string | undefined> {
+async function authServerProblem(authInternalUrl: string, introspect: Introspect): Promise<string | undefined> {
+  const reached = await authServerReached(authInternalUrl);
+  if (reached) return reached;
+  try {
+    // A token nobody issued: what matters is that the credentials are accepted (active: false).
+    await introspect(READINESS_PROBE_TOKEN);
+    return undefined;
+  } catch (error) {
+    if (error instanceof IntrospectionCredentialsRefused) return error.message;
+    if (error instanceof AuthServerUnavailable) return `introspection failed: ${error.message}`;
+    throw error;
+  }
+}
+
+const READINESS_PROBE_TOKEN = 'contacts-api-readiness-probe';
+
+async function authServerReached(authInternalUrl: string): Promise<string | undefined> {
   let answer: Partial<HealthAnswer>;
   try {
     const response = await fetch(`${authInternalUrl}/healthz`, { signal: AbortSignal.timeout(2_000) });

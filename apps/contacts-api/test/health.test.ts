@@ -29,6 +29,23 @@ describe('contacts-api health endpoints', () => {
     }
   });
 
+  it('is not ready when the auth server refuses its introspection credentials, and says which ones', async () => {
+    const mistaken = await startStack({ wrongIntrospectionSecret: true });
+    try {
+      const ready = await fetch(`${mistaken.apiUrl}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toMatchObject({
+        problems: {
+          authorization_server: expect.stringMatching(
+            /refuses the introspection credentials.*INTROSPECTION_CLIENT_SECRET/,
+          ),
+        },
+      });
+    } finally {
+      await mistaken.close();
+    }
+  });
+
   it('is not ready when a migration is missing', async () => {
     await world.stack.db('knex_migrations').delete();
     const ready = await fetch(`${world.stack.apiUrl}/readyz`);

@@ -17,6 +17,12 @@ export type Introspection =
 /** The authorization server could not give an answer (down, timing out, or misconfigured). */
 export class AuthServerUnavailable extends Error {}
 
+/**
+ * The authorization server answers, but not to this API: it refuses the introspection
+ * credentials (INTROSPECTION_CLIENT_ID / INTROSPECTION_CLIENT_SECRET differ between the two).
+ */
+export class IntrospectionCredentialsRefused extends AuthServerUnavailable {}
+
 export interface IntrospectionClientOptions {
   authInternalUrl: string;
   clientId: string;
@@ -49,6 +55,12 @@ export function introspectionClient(options: IntrospectionClientOptions): Intros
     }
     if (!response.ok) {
       await response.body?.cancel();
+      if (response.status === 401) {
+        throw new IntrospectionCredentialsRefused(
+          'the authorization server refuses the introspection credentials (HTTP 401): INTROSPECTION_CLIENT_ID and ' +
+            'INTROSPECTION_CLIENT_SECRET must be the ones the auth server has',
+        );
+      }
       throw new AuthServerUnavailable(`introspection answered HTTP ${response.status}`);
     }
     let body: Record<string, unknown>;

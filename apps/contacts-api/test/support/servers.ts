@@ -44,6 +44,8 @@ export interface StackOptions {
   invalidTokenLimit?: RateLimit;
   /** AUTH_INTERNAL_URL set to the API's own URL, an operator's mistake (the auth server runs all the same). */
   authInternalUrlIsTheApi?: boolean;
+  /** An INTROSPECTION_CLIENT_SECRET the auth server does not have, an operator's mistake. */
+  wrongIntrospectionSecret?: boolean;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -68,7 +70,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     authUrl: authListener.url,
     authInternalUrl: options.authInternalUrlIsTheApi ? apiListener.url : authListener.url,
     introspectionClientId: authConfig.secrets.introspectionClientId,
-    introspectionClientSecret: authConfig.secrets.introspectionClientSecret,
+    introspectionClientSecret: options.wrongIntrospectionSecret
+      ? `${authConfig.secrets.introspectionClientSecret}-not`
+      : authConfig.secrets.introspectionClientSecret,
     ...(options.apiRateLimit ? { apiRateLimit: options.apiRateLimit } : {}),
     ...(options.invalidTokenLimit ? { invalidTokenLimit: options.invalidTokenLimit } : {}),
   };
