@@ -124,7 +124,10 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
   app.use(readBearer());
   app.use(v3Api(v3Router, { publicUrl: config.publicUrl, logger }));
   const root = new Router();
-  for (const router of [openApiRoutes({ publicUrl: config.publicUrl, routes }), ...v4Routers]) {
+  for (const router of [
+    openApiRoutes({ publicUrl: config.publicUrl, authUrl: config.authUrl, routes }),
+    ...v4Routers,
+  ]) {
     root.use(router.routes());
   }
   app.use(root.routes());

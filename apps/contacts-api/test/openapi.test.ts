@@ -40,6 +40,9 @@ function validatorFor(path: string, method: string, status: number): z.ZodType {
   return z.fromJSONSchema(relinked);
 }
 
+/** A path item's operations are its HTTP methods (beside them: `parameters`, `servers`). */
+const isOperation = (key: string) => ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'].includes(key);
+
 /** The parameters the document gives GET `path`. */
 function getParameters(path: string): JsonObject[] {
   const operation = document.paths[path]?.get as unknown as { parameters?: JsonObject[] } | undefined;
@@ -60,6 +63,7 @@ describe('OpenAPI document', () => {
     // The served document is the one the routers generate, nothing added or left out.
     const generated = buildOpenApiDocument({
       serverUrl: stack.apiConfig.publicUrl,
+      authUrl: stack.apiConfig.authUrl,
       paths: openApiPaths(stack.api.routes),
       dpopAlgorithms: DPOP_SIGNING_ALGORITHMS,
     });
@@ -70,14 +74,14 @@ describe('OpenAPI document', () => {
       .filter(([path]) => !path.startsWith('/oauth/'))
       .flatMap(([path, item]) =>
         Object.keys(item)
-          .filter((method) => method !== 'parameters')
+          .filter((method) => isOperation(method))
           .map((method) => `${method} ${path}`),
       );
     expect(documented.sort()).toEqual(stack.api.routes.map((route) => `${route.method} ${route.path}`).sort());
     expect(documented).toContain('post /v3/contacts/{id}');
     const operationIds = Object.values(document.paths).flatMap((item) =>
       Object.entries(item)
-        .filter(([method]) => method !== 'parameters')
+        .filter(([method]) => isOperation(method))
         .map(([, operation]) => (operation as unknown as { operationId: string }).operationId),
     );
     expect(new Set(operationIds).size).toBe(operationIds.length);
@@ -102,9 +106,10 @@ describe('OpenAPI document', () => {
       description: expect.any(String),
       flows: {
         authorizationCode: {
-          authorizationUrl: `${stack.apiUrl}/oauth/authorize`,
-          tokenUrl: `${stack.apiUrl}/oauth/token`,
-          refreshUrl: `${stack.apiUrl}/oauth/token`,
+          // The authorization server's own URL (AUTH_URL; this stack runs it apart from the API).
+          authorizationUrl: `${stack.apiConfig.authUrl}/oauth/authorize`,
+          tokenUrl: `${stack.apiConfig.authUrl}/oauth/token`,
+          refreshUrl: `${stack.apiConfig.authUrl}/oauth/token`,
           scopes: {
             'contacts:read': expect.any(String),
             'contacts:write': expect.any(String),
@@ -153,7 +158,7 @@ describe('OpenAPI document', () => {
       .filter(([path]) => !path.startsWith('/oauth/'))
       .flatMap(([path, item]) =>
         Object.entries(item)
-          .filter(([method]) => method !== 'parameters')
+          .filter(([method]) => isOperation(method))
           .map(([method, operation]) => ({ name: `${method} ${path}`, v3: path.startsWith('/v3/'), operation })),
       );
     const withBody = operations.filter(({ operation }) => 'requestBody' in operation);
@@ -263,7 +268,7 @@ describe('OpenAPI document, v3 (deprecated)', () => {
   it('marks every v3 operation deprecated, and no v4 one', () => {
     for (const [path, item] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(item)) {
-        if (method === 'parameters') continue;
+        if (!isOperation(method)) continue;
         expect((operation as { deprecated?: boolean }).deprecated === true, `${method} ${path}`).toBe(
           path.startsWith('/v3/'),
         );

@@ -79,11 +79,19 @@ export function openApiSchema(schema: z.ZodType, side: Side): JsonObject {
 
 export function buildOpenApiDocument(options: {
   serverUrl: string;
+  /**
+   * The authorization server's public URL (AUTH_URL), when not the API's own: its endpoints, in
+   * the security schemes and the /oauth/* paths, are named there.
+   */
+  authUrl?: string;
   paths: Record<string, JsonObject>;
   /** The algorithms a DPoP proof may use (the service's one list, @contacts/config DPOP_SIGNING_ALGORITHMS). */
   dpopAlgorithms: readonly string[];
 }): JsonObject {
   const { [SUBJECT]: _none, ...inputs } = convert('input');
+  const authUrl = options.authUrl ?? options.serverUrl;
+  const onAuthServer = (item: JsonObject): JsonObject =>
+    authUrl === options.serverUrl ? item : { servers: [{ url: authUrl }], ...item };
   return {
     openapi: '3.1.0',
     info: {
@@ -98,9 +106,12 @@ export function buildOpenApiDocument(options: {
     tags: [V4_TAG, V3_TAG, OAUTH_TAG],
     security: [{ oauth2: [] }, { bearer: [] }, { dpop: [] }],
     components: {
-      securitySchemes: oauthSecuritySchemes(options.serverUrl),
+      securitySchemes: oauthSecuritySchemes(authUrl),
       schemas: { ...inputs, ...convert('output') },
     },
-    paths: { ...options.paths, ...oauthPaths() },
+    paths: {
+      ...options.paths,
+      ...Object.fromEntries(Object.entries(oauthPaths()).map(([path, item]) => [path, onAuthServer(item)])),
+    },
   };
 }

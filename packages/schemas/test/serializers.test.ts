@@ -118,6 +118,36 @@ describe('OpenAPI document', () => {
     });
   });
 
+  it('names the authorization server at its own URL (AUTH_URL) when it is not the API’s', () => {
+    type Document = {
+      components: { securitySchemes: { oauth2: { flows: { authorizationCode: Record<string, unknown> } } } };
+      paths: Record<string, { servers?: unknown }>;
+    };
+    const separate = buildOpenApiDocument({
+      serverUrl: 'https://api.example.com',
+      authUrl: 'https://auth.example.com',
+      paths: {},
+      dpopAlgorithms: ['ES256'],
+    }) as Document;
+    expect(separate.components.securitySchemes.oauth2.flows.authorizationCode).toMatchObject({
+      authorizationUrl: 'https://auth.example.com/oauth/authorize',
+      tokenUrl: 'https://auth.example.com/oauth/token',
+    });
+    for (const path of ['/oauth/token', '/oauth/introspect', '/oauth/revoke']) {
+      expect(separate.paths[path]?.servers).toEqual([{ url: 'https://auth.example.com' }]);
+    }
+    // One base URL, the usual deployment: nothing per path.
+    const shared = buildOpenApiDocument({
+      serverUrl: 'https://x.example',
+      paths: {},
+      dpopAlgorithms: ['ES256'],
+    }) as Document;
+    expect(shared.paths['/oauth/token']?.servers).toBeUndefined();
+    expect(shared.components.securitySchemes.oauth2.flows.authorizationCode.tokenUrl).toBe(
+      'https://x.example/oauth/token',
+    );
+  });
+
   it('states the input rules the validation applies: dates from year 0001, ids up to the row id range', () => {
     const document = buildOpenApiDocument({
       serverUrl: 'https://api.example.com',

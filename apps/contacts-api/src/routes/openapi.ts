@@ -69,11 +69,17 @@ window.ui.initOAuth(${JSON.stringify(oauth)});
 `;
 }
 
-export function openApiRoutes(options: { publicUrl: string; routes: readonly RegisteredRoute[] }): Router {
+export function openApiRoutes(options: {
+  publicUrl: string;
+  /** AUTH_URL: where clients reach the authorization server. */
+  authUrl: string;
+  routes: readonly RegisteredRoute[];
+}): Router {
   const router = new Router();
   const document = JSON.stringify(
     buildOpenApiDocument({
       serverUrl: options.publicUrl,
+      authUrl: options.authUrl,
       paths: openApiPaths(options.routes),
       dpopAlgorithms: DPOP_SIGNING_ALGORITHMS,
     }),
