@@ -276,12 +276,13 @@ describe('a janitor pass', () => {
 });
 
 describe('the janitor timer', () => {
-  it('runs passes on its interval, reports each, and stops for good', async () => {
+  it('runs passes on its interval, reports each (in the log as fields), and stops for good', async () => {
     await anOidcModel({ expiresAt: ago(3_600_000) });
+    const logged: Array<{ fields: object; message: string }> = [];
     const janitor = startJanitor(
       db,
       { intervalSeconds: 1, auditRetentionDays: 365, syncTokenTtlSeconds: 2_592_000 },
-      silent,
+      { info: (fields, message) => logged.push({ fields, message }), warn: () => {} },
     );
     const outcomes: JanitorOutcome[] = [];
     janitor.onPass((outcome) => outcomes.push(outcome));
@@ -304,6 +305,10 @@ describe('the janitor timer', () => {
       },
     });
     expect(outcomes).toHaveLength(seen);
+    expect(logged[0]).toMatchObject({
+      message: 'janitor pass',
+      fields: { janitor: { ran: true, deleted: { oidc_models: 1 } } },
+    });
   });
 
   it('does not run when its interval is 0', async () => {

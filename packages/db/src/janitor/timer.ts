@@ -27,8 +27,9 @@ export interface JanitorTimer {
   stop(): Promise<void>;
 }
 
+/** The part of a pino logger the janitor writes to: a pass's report as fields, not text in the message. */
 export interface JanitorLog {
-  info(message: string): void;
+  info(fields: object, message: string): void;
   warn(message: string): void;
 }
 
@@ -49,7 +50,7 @@ export function startJanitor(db: Database, schedule: JanitorSchedule | undefined
     try {
       const report = await runJanitorPass(db, settings);
       outcome = { outcome: report.ran ? 'ran' : 'skipped', deleted: report.deleted };
-      if (report.ran) log.info(`janitor pass: ${JSON.stringify(report)}`);
+      if (report.ran) log.info({ janitor: report }, 'janitor pass');
     } catch (error) {
       outcome = { outcome: 'failed', deleted: noDeletions() };
       log.warn(`janitor pass failed: ${(error as Error).message}`);
