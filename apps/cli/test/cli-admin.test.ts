@@ -282,6 +282,24 @@ describe('members', () => {
   });
 });
 
+describe('a disabled member', () => {
+  it('is given no new token or application, and the refusal says why (exit code 2)', async () => {
+    const member = await aMember(database.db);
+    await runCli(['member', 'disable', '--member', String(member.id)], env);
+    const refusal = `error: member ${member.id} is disabled (\`member enable --member ${member.id}\` undoes that)\n`;
+
+    const token = await runCli(['token', 'create', '--member', String(member.id), '--name', 'CI'], env);
+    expect(token).toMatchObject({ code: 2, stdout: '', stderr: refusal });
+    const client = await runCli(
+      ['client', 'create', '--owner', String(member.id), '--name', 'App', '--redirect-uri', 'https://app.example/cb'],
+      env,
+    );
+    expect(client).toMatchObject({ code: 2, stdout: '', stderr: refusal });
+    expect(await database.db('personal_access_tokens').where({ member_id: member.id })).toEqual([]);
+    expect(await database.db('oauth_clients').where({ owner_id: member.id })).toEqual([]);
+  });
+});
+
 describe('tokens', () => {
   it('revoke a personal access token as the settings do: grant gone, row marked, security log entry', async () => {
     const member = await aMember(database.db);

@@ -1,5 +1,6 @@
 import { deleteClient, InputError, registerClient, rotateClientSecret, updateClient } from '@contacts/auth';
 import { findOAuthClient, listOAuthClientsPage, type OAuthClientRow } from '@contacts/db';
+import { activeMemberId } from '../admin/active-member';
 import { type CommandContext, UsageError } from '../cli-context';
 import { optionalRowIdFlag, textFlag } from '../flags';
 import { afterText, pageLimit, pageOptions, toPage } from '../paging';
@@ -35,7 +36,7 @@ export const clientCommands: Record<string, Command> = {
     required: ['owner', 'name', 'redirect-uri'],
     run: async (values, { db }) => {
       const client = await registerClient(db, {
-        ownerId: values.owner,
+        ownerId: await activeMemberId(db, values, 'owner'),
         name: values.name,
         redirectUris: values['redirect-uri'],
         isPublic: values.public === true,

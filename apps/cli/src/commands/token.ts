@@ -1,9 +1,5 @@
-import {
-  findMemberById,
-  findPersonalAccessTokenById,
-  listPersonalAccessTokensPage,
-  type PersonalAccessTokenRow,
-} from '@contacts/db';
+import { findPersonalAccessTokenById, listPersonalAccessTokensPage, type PersonalAccessTokenRow } from '@contacts/db';
+import { activeMemberId } from '../admin/active-member';
 import { UsageError } from '../cli-context';
 import { optionalRowIdFlag, rowIdFlag } from '../flags';
 import { afterId, pageLimit, pageOptions, toPage } from '../paging';
@@ -28,9 +24,7 @@ export const tokenCommands: Record<string, Command> = {
     },
     required: ['member', 'name'],
     run: async (values, context) => {
-      const memberId = rowIdFlag(values, 'member');
-      if (!(await findMemberById(context.db, memberId)))
-        throw new UsageError(`no member has id ${String(values.member)}`);
+      const memberId = await activeMemberId(context.db, values, 'member');
       return withAuthServer(context, async (auth) => {
         const created = await auth.personalTokens.create(memberId, {
           name: values.name,
