@@ -21,7 +21,7 @@ import { recordRunningPlatform } from './running-platform';
 const refuse = refuseToStart('pnpm start');
 const { port, publicUrl, dataDir, runtime, logger, ...configs } = await platformSettingsFrom(process.env).catch(refuse);
 // Another program on PORT (often a `pnpm start` already running) is reported now, not after the database started.
-await ensurePortFree(port, 'PORT').catch(refuse);
+await ensurePortFree(port, 'PORT', runtime.listenAddress).catch(refuse);
 
 let database: ServiceDatabase;
 try {
@@ -55,6 +55,7 @@ try {
   await serve({
     name: 'platform',
     port,
+    host: runtime.listenAddress,
     handler: (req, res) => {
       asOutermostProxy(req);
       return isContactsApiPath(req.url ?? '/') ? apiHandler(req, res) : authHandler(req, res);

@@ -6,6 +6,8 @@ import type { Logger } from './logger';
 export interface ServeOptions {
   name: string;
   port: number;
+  /** The one address to listen on (LISTEN_ADDRESS); every interface when undefined. */
+  host?: string | undefined;
   handler: RequestListener;
   logger: Logger;
   /** Closes what the service holds (pools, listeners), after the HTTP server stopped. */
@@ -29,8 +31,8 @@ export async function serve(options: ServeOptions): Promise<Server> {
   const server = createServer(options.handler);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (error) => reject(portRefusal(error, options.port, 'PORT')));
-    server.listen(options.port, () => resolve());
+    server.once('error', (error) => reject(portRefusal(error, options.port, 'PORT', options.host)));
+    server.listen(options.port, options.host, () => resolve());
   });
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -58,20 +60,26 @@ export async function serve(options: ServeOptions): Promise<Server> {
 }
 
 /**
- * Resolves when `port` can be listened on now, as serve() listens (every interface); rejects
- * with an EnvironmentError naming `setting` otherwise. For a launcher that has slower things to
- * start first (a database): a port that is taken is then reported in a second, not after them.
+ * Resolves when `port` can be listened on now, as serve() listens (on `host`, or every
+ * interface); rejects with an EnvironmentError naming `setting` otherwise. For a launcher that has
+ * slower things to start first (a database): a port that is taken is then reported in a second,
+ * not after them.
  */
-export async function ensurePortFree(port: number, setting: string): Promise<void> {
+export async function ensurePortFree(port: number, setting: string, host?: string): Promise<void> {
   const probe = createTcpServer();
   await new Promise<void>((resolve, reject) => {
-    probe.once('error', (error) => reject(portRefusal(error, port, setting)));
-    probe.listen(port, () => probe.close(() => resolve()));
+    probe.once('error', (error) => reject(portRefusal(error, port, setting, host)));
+    probe.listen(port, host, () => probe.close(() => resolve()));
   });
 }
 
-function portRefusal(error: Error, port: number, setting: string): Error {
+function portRefusal(error: Error, port: number, setting: string, host: string | undefined): Error {
   const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRNOTAVAIL' && host !== undefined) {
+    return new EnvironmentError(
+      `LISTEN_ADDRESS ${host} is not an address of this machine. Choose one it has (127.0.0.1 for this machine only), or unset it to listen on every interface.`,
+    );
+  }
   if (code === 'EADDRINUSE') {
     return new EnvironmentError(
       `port ${port} (${setting}) is in use by another program. Stop that program, or choose another port with ${setting}.`,

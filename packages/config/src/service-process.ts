@@ -56,6 +56,7 @@ export async function runServiceProcess<Config extends { port: number; runtime?:
   await serve({
     name: service.name,
     port: config.port,
+    host: runtime.listenAddress,
     handler: running.app.callback(),
     logger,
     shutdownTimeout: runtime.shutdownTimeout,

@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseSettingsFrom } from '../src/database-settings';
 import { ConfigError, EnvironmentError, portFrom } from '../src/env';
 import { janitorSettingsFrom } from '../src/janitor-settings';
-import { logLevelFrom } from '../src/logger';
+import { createLogger, logLevelFrom } from '../src/logger';
 import { rateLimitFrom } from '../src/rate-limit';
 import { generateSecrets, loadSharedSecrets } from '../src/secrets';
-import { ensurePortFree } from '../src/serve';
+import { ensurePortFree, serve } from '../src/serve';
 import { serviceRuntimeFrom } from '../src/service-runtime';
 
 let dataDir: string;
@@ -252,6 +252,43 @@ describe('shared secrets', () => {
     );
   });
 });
+
+describe('the address a service listens on (LISTEN_ADDRESS)', () => {
+  it('is every interface unless set, and an IP address when set', async () => {
+    expect(serviceRuntimeFrom({}).listenAddress).toBeUndefined();
+    expect(serviceRuntimeFrom({ LISTEN_ADDRESS: '127.0.0.1' }).listenAddress).toBe('127.0.0.1');
+    expect(serviceRuntimeFrom({ LISTEN_ADDRESS: '::1' }).listenAddress).toBe('::1');
+    expect(await refusal(() => serviceRuntimeFrom({ LISTEN_ADDRESS: 'localhost' }))).toBe(
+      'LISTEN_ADDRESS must be an IP address (127.0.0.1, ::1, 0.0.0.0, …), got "localhost"',
+    );
+  });
+
+  it('is the only one the service listens on', async () => {
+    const server = await serve({
+      name: 'probe',
+      port: 0,
+      host: '127.0.0.1',
+      handler: (_req, res) => res.end(),
+      logger: createLogger('probe', { LOG_LEVEL: 'silent' }),
+      onClose: async () => {},
+    });
+    try {
+      expect((server.address() as { address: string }).address).toBe('127.0.0.1');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('is named when the machine has no such address, before anything starts', async () => {
+    // 192.0.2.0/24 is set aside for documentation (RFC 5737): no machine has it.
+    const checking = ensurePortFree(freePortNumber(), 'PORT', '192.0.2.1');
+    await expect(checking).rejects.toThrow(EnvironmentError);
+    await expect(checking).rejects.toThrow('LISTEN_ADDRESS 192.0.2.1 is not an address of this machine');
+  });
+});
+
+/** A port number nobody is likely to hold (the check above never gets to bind it). */
+const freePortNumber = () => 40_000 + Math.floor(Math.random() * 20_000);
 
 describe('the port a service listens on', () => {
   it('is refused with its setting named when another program listens on it', async () => {
