@@ -11,15 +11,16 @@ import { isProcessAlive } from '@contacts/db';
 interface PlatformRecord {
   pid: number;
   publicUrl: string;
+  port?: number;
 }
 
 const recordIn = (dataDir: string) => path.join(dataDir, 'platform.json');
 
-/** Records this process as the one serving `publicUrl` for `dataDir`, until it exits. */
-export function recordRunningPlatform(dataDir: string, publicUrl: string): void {
+/** Records this process as the one serving `publicUrl` on `port` for `dataDir`, until it exits. */
+export function recordRunningPlatform(dataDir: string, publicUrl: string, port: number): void {
   const file = recordIn(dataDir);
   try {
-    writeFileSync(file, JSON.stringify({ pid: process.pid, publicUrl } satisfies PlatformRecord));
+    writeFileSync(file, JSON.stringify({ pid: process.pid, publicUrl, port } satisfies PlatformRecord));
   } catch {
     return; // A convenience for other commands: never a reason not to serve.
   }
@@ -34,11 +35,28 @@ export function runningPlatformUrl(dataDir: string): string | undefined {
   return record && isProcessAlive(record.pid) ? record.publicUrl : undefined;
 }
 
+/**
+ * Why `pnpm start` cannot have `port`, when the `pnpm start` of this very DATA_DIR holds it: said
+ * as that, not as "another program" (which it is not, and which sent people looking for one).
+ */
+export function alreadyRunningOn(dataDir: string, port: number): string | undefined {
+  const record = readRecord(recordIn(dataDir));
+  if (!record || record.port !== port || !isProcessAlive(record.pid)) return undefined;
+  return (
+    `pnpm start is already running for this DATA_DIR at ${record.publicUrl} (process ${record.pid}, port ${port}). ` +
+    'Use that one, or stop it (Ctrl-C in its terminal) first; a second one needs a PORT of its own.'
+  );
+}
+
 function readRecord(file: string): PlatformRecord | undefined {
   try {
     const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<PlatformRecord>;
     return Number.isInteger(parsed.pid) && typeof parsed.publicUrl === 'string'
-      ? { pid: parsed.pid as number, publicUrl: parsed.publicUrl }
+      ? {
+          pid: parsed.pid as number,
+          publicUrl: parsed.publicUrl,
+          ...(Number.isInteger(parsed.port) ? { port: parsed.port as number } : {}),
+        }
       : undefined;
   } catch {
     return undefined;

@@ -2,6 +2,7 @@ import { type AuthServer, createAuthServer } from '@contacts/auth';
 import {
   asOutermostProxy,
   ConfigError,
+  EnvironmentError,
   ensurePortFree,
   isContactsApiPath,
   refuseToStart,
@@ -10,7 +11,7 @@ import {
 import { type ContactsApi, createContactsApi } from '@contacts/contacts-api';
 import { explainDatabaseFailure, openServiceDatabase, type ServiceDatabase } from '@contacts/db';
 import { platformSettingsFrom } from './config';
-import { recordRunningPlatform } from './running-platform';
+import { alreadyRunningOn, recordRunningPlatform } from './running-platform';
 
 /**
  * `pnpm start`: the whole product in one process for a developer's machine. Reads every
@@ -21,7 +22,10 @@ import { recordRunningPlatform } from './running-platform';
 const refuse = refuseToStart('pnpm start');
 const { port, publicUrl, dataDir, runtime, logger, ...configs } = await platformSettingsFrom(process.env).catch(refuse);
 // Another program on PORT (often a `pnpm start` already running) is reported now, not after the database started.
-await ensurePortFree(port, 'PORT', runtime.listenAddress).catch(refuse);
+await ensurePortFree(port, 'PORT', runtime.listenAddress).catch((error: unknown) => {
+  const running = alreadyRunningOn(dataDir, port);
+  return refuse(running ? new EnvironmentError(running) : error);
+});
 
 let database: ServiceDatabase;
 try {
@@ -67,7 +71,7 @@ try {
       await database.close();
     },
   });
-  recordRunningPlatform(dataDir, publicUrl);
+  recordRunningPlatform(dataDir, publicUrl, port);
   logger.info(
     `Member contacts is running at ${publicUrl} (database: ${database.kind}). ` +
       `Sign in at ${publicUrl}/login, API docs at ${publicUrl}/docs. Ctrl-C stops everything.`,

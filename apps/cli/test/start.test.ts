@@ -34,6 +34,13 @@ describe('pnpm start with the embedded database', () => {
       env,
     );
     expect(created.code).toBe(0);
+    // Started again on its port: this DATA_DIR's own pnpm start is named, not "another program".
+    const twice = await runLauncher({ ...env, PORT: String(port) });
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toBe(
+      `pnpm start cannot start: pnpm start is already running for this DATA_DIR at http://localhost:${port} ` +
+        `(process ${first.pid}, port ${port}). Use that one, or stop it (Ctrl-C in its terminal) first; a second one needs a PORT of its own.\n`,
+    );
 
     first.kill('SIGTERM');
     expect(await exited(first)).toBe(0);
