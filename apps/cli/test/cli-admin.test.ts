@@ -267,6 +267,9 @@ describe('members', () => {
       revoked_personal_tokens: 1,
       ended_sessions: 2,
     });
+    // Disabled again: the moment access ended stays the first one.
+    const again = await runCli(['member', 'disable', '--member', String(member.id)], env);
+    expect((again.json as { disabled_at: string }).disabled_at).toBe((run.json as { disabled_at: string }).disabled_at);
     // Nothing `member enable` could bring back: a stolen session would have been valid again.
     expect(await database.db('member_sessions').where({ member_id: member.id })).toEqual([]);
     expect(await authenticateMember(database.db, member.email, member.password)).toBeUndefined();

@@ -74,7 +74,10 @@ export async function updateMemberPasswordHash(db: Database, id: number, passwor
   return (await db('members').where({ id }).update({ password_hash: passwordHash, updated_at: db.fn.now() })) > 0;
 }
 
-/** Sets or clears disabled_at; returns the member as it is afterwards. */
+/**
+ * Sets or clears disabled_at; returns the member as it is afterwards. Disabling a disabled member
+ * keeps the moment it was first disabled (the record of when access ended).
+ */
 export async function setMemberDisabled(
   db: Database,
   id: number,
@@ -82,7 +85,7 @@ export async function setMemberDisabled(
 ): Promise<MemberRecord | undefined> {
   const [row] = await db('members')
     .where({ id })
-    .update({ disabled_at: disabled ? db.fn.now() : null, updated_at: db.fn.now() })
+    .update({ disabled_at: disabled ? db.raw('coalesce(disabled_at, now())') : null, updated_at: db.fn.now() })
     .returning(RECORD_COLUMNS);
   return row as MemberRecord | undefined;
 }
