@@ -1,16 +1,9 @@
-import {
-  createPrivateKey,
-  createPublicKey,
-  type JsonWebKey,
-  type KeyObject,
-  randomBytes,
-  sign,
-  verify,
-} from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import { ConfigError, EnvironmentError, nodeEnvironmentFrom } from './env';
+import { jwksFrom } from './signing-keys';
 
 /**
  * Everything that replicas must share. In production each value comes from the environment;
@@ -118,105 +111,6 @@ function introspectionSecretFrom(env: NodeJS.ProcessEnv): string | undefined {
     );
   }
   return secret;
-}
-
-/**
- * JWKS: checked here, in full, as oidc-provider would check it: its own refusals are stack traces
- * that print the offending key, private part included.
- */
-const SIGNING_KEY_TYPES = ['EC', 'OKP', 'RSA'];
-/** RSA keys shorter than this are refused (NIST SP 800-131A: 2048 bits at least). */
-const MIN_RSA_BITS = 2048;
-
-/** The JWS algorithms a key can sign with, as oidc-provider matches them (kty, crv). */
-function signingAlgorithms(key: { kty: string; crv?: unknown }): string[] {
-  if (key.kty === 'RSA') return ['PS256', 'PS384', 'PS512', 'RS256', 'RS384', 'RS512'];
-  if (key.kty === 'EC') return { 'P-256': ['ES256'], 'P-384': ['ES384'], 'P-521': ['ES512'] }[String(key.crv)] ?? [];
-  return key.crv === 'Ed25519' ? ['EdDSA', 'Ed25519'] : [];
-}
-
-/** The members of a JWK that name its public key, which the private part must match. */
-const PUBLIC_MEMBERS: Record<string, string[]> = { EC: ['x', 'y'], OKP: ['x'], RSA: ['n', 'e'] };
-
-function signsAsPublished(privateKey: KeyObject, publicJwk: Record<string, unknown>): boolean {
-  const probe = Buffer.from('JWKS check');
-  const digest = privateKey.asymmetricKeyType === 'ed25519' ? null : 'sha256';
-  try {
-    const publicKey = createPublicKey({ key: publicJwk as JsonWebKey, format: 'jwk' });
-    return verify(digest, probe, publicKey, sign(digest, probe, privateKey));
-  } catch {
-    return false;
-  }
-}
-
-function jwksFrom(env: NodeJS.ProcessEnv): { keys: JWK[] } | undefined {
-  const raw = env.JWKS;
-  if (!raw) return undefined;
-  const refuse = (why: string) =>
-    new ConfigError(`JWKS must be a JSON Web Key Set of private keys ({"keys":[{"kty":…,"d":…}]}): ${why}`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    throw refuse('it is not JSON');
-  }
-  const keys = (parsed as { keys?: unknown } | null)?.keys;
-  if (!Array.isArray(keys)) throw refuse('it has no "keys" array');
-  if (keys.length === 0) throw refuse('it has no keys');
-  const identities = new Set<string>();
-  keys.forEach((key: unknown, index) => {
-    const jwk = (key ?? {}) as Record<string, unknown>;
-    const { kty, d, kid, use, alg } = jwk;
-    const which = `key ${index + 1}`;
-    if (typeof kty !== 'string') throw refuse(`${which} has no "kty"`);
-    // Only OKP, EC and RSA keys sign; a private one carries "d" (a public key cannot sign).
-    if (!SIGNING_KEY_TYPES.includes(kty)) {
-      throw refuse(`${which} is of type "${kty}"; signing keys are ${SIGNING_KEY_TYPES.join(', ')}`);
-    }
-    if (typeof d !== 'string') throw refuse(`${which} is not a private key`);
-    // The key itself (curve, coordinates, …): a broken one stopped oidc-provider with a stack trace.
-    let privateKey: KeyObject;
-    try {
-      privateKey = createPrivateKey({ key: key as JsonWebKey, format: 'jwk' });
-    } catch {
-      throw refuse(`${which} is not a valid ${kty} private key (check "crv", "x", "y", "d", …)`);
-    }
-    const algorithms = signingAlgorithms({ kty, crv: jwk.crv });
-    if (algorithms.length === 0) {
-      throw refuse(`${which} (${kty}, curve "${String(jwk.crv)}") cannot sign; use P-256 or Ed25519`);
-    }
-    if (use !== undefined && use !== 'sig') {
-      throw refuse(`${which} is for "use": "${String(use)}"; these keys sign ("sig")`);
-    }
-    if (alg !== undefined && !algorithms.includes(String(alg))) {
-      throw refuse(`${which} says "alg": "${String(alg)}"; a key of its kind signs with ${algorithms.join(' or ')}`);
-    }
-    // Its public members must be the private key's, or tokens would verify against another key:
-    // a signature made with "d" must verify with the public members as published.
-    const published = Object.fromEntries((PUBLIC_MEMBERS[kty] ?? []).map((member) => [member, jwk[member]]));
-    if (!signsAsPublished(privateKey, { kty, crv: jwk.crv, ...published })) {
-      throw refuse(`${which}'s public members (${Object.keys(published).join(', ')}) do not belong to its "d"`);
-    }
-    // Each key needs its own "kid" (a rotation's slip: the same one twice, or one key twice without
-    // any, whose kid oidc-provider derives from the public members): tokens name the key by it.
-    if (kid !== undefined && (typeof kid !== 'string' || kid === '')) {
-      throw refuse(`${which} has a "kid" that is not a non-empty string`);
-    }
-    const identity =
-      typeof kid === 'string' ? `kid ${kid}` : `key ${JSON.stringify({ kty, crv: jwk.crv, ...published })}`;
-    if (identities.has(identity)) {
-      throw refuse(
-        typeof kid === 'string'
-          ? `${which} has the "kid" of an earlier key ("${kid}"); each key needs its own`
-          : `${which} is an earlier key again`,
-      );
-    }
-    identities.add(identity);
-    const bits = privateKey.asymmetricKeyDetails?.modulusLength;
-    if (kty === 'RSA' && (bits ?? 0) < MIN_RSA_BITS)
-      throw refuse(`${which} is an RSA key of ${bits} bits; at least ${MIN_RSA_BITS} are needed`);
-  });
-  return { keys: keys as JWK[] };
 }
 
 async function developmentSecrets(dataDir: string): Promise<GeneratedSecrets> {
