@@ -14,12 +14,7 @@ import { Router } from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import compose from 'koa-compose';
 import { Authenticator } from './auth/authenticator';
-import {
-  AuthServerUnavailable,
-  type Introspect,
-  IntrospectionCredentialsRefused,
-  introspectionClient,
-} from './auth/introspection';
+import { introspectionClient, introspectionCredentialsCheck } from './auth/introspection';
 import { type Access, requireAccess } from './auth/middleware';
 import { listenForRevocations } from './auth/revocation-listener';
 import { senderConstraint } from './auth/sender-constraint';
@@ -70,6 +65,7 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
     clientSecret: config.introspectionClientSecret,
   });
   const authenticator = new Authenticator(introspect, cache, revocations);
+  const credentialsProblem = introspectionCredentialsCheck(introspect);
 
   const metrics = createServiceMetrics({ service: SERVICE_NAMES.contactsApi, pool: () => db.client.pool });
   tokenCacheMetrics(metrics.registry, cache);
@@ -80,7 +76,7 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
   app.use(
     healthEndpoints(SERVICE_NAMES.contactsApi, {
       database: () => databaseProblem(db),
-      authorization_server: () => authServerProblem(config.authInternalUrl, introspect),
+      authorization_server: () => authServerProblem(config.authInternalUrl, credentialsProblem),
     }),
   );
 
@@ -155,23 +151,14 @@ const noRateLimit: Middleware = (_ctx, next) => next();
  * secret during a rotation) answers 503 to every token it has not cached, so it leaves the
  * rotation rather than look ready.
  */
-async function authServerProblem(authInternalUrl: string, introspect: Introspect): Promise<string | undefined> {
-  const reached = await authServerReached(authInternalUrl);
-  if (reached) return reached;
-  try {
-    // A token nobody issued: what matters is that the credentials are accepted (active: false).
-    await introspect(READINESS_PROBE_TOKEN);
-    return undefined;
-  } catch (error) {
-    if (error instanceof IntrospectionCredentialsRefused) return error.message;
-    if (error instanceof AuthServerUnavailable) return `introspection failed: ${error.message}`;
-    throw error;
-  }
+async function authServerProblem(
+  authInternalUrl: string,
+  credentialsProblem: () => Promise<string | undefined>,
+): Promise<string | undefined> {
+  return (await reachabilityProblem(authInternalUrl)) ?? (await credentialsProblem());
 }
 
-const READINESS_PROBE_TOKEN = 'contacts-api-readiness-probe';
-
-async function authServerReached(authInternalUrl: string): Promise<string | undefined> {
+async function reachabilityProblem(authInternalUrl: string): Promise<string | undefined> {
   let answer: Partial<HealthAnswer>;
   try {
     const response = await fetch(`${authInternalUrl}/healthz`, { signal: AbortSignal.timeout(2_000) });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { startStack } from './support/servers';
+import { IntrospectionCredentialsRefused, introspectionCredentialsCheck } from '../src/auth/introspection';
+import { type StackOptions, startStack } from './support/servers';
 import { useStack } from './support/use-stack';
 
 const world = useStack({ client: false });
@@ -15,35 +16,40 @@ describe('contacts-api health endpoints', () => {
   });
 
   it('is not ready when AUTH_INTERNAL_URL reaches something other than the authorization server (itself here)', async () => {
-    const misdirected = await startStack({ authInternalUrlIsTheApi: true });
-    try {
-      const ready = await fetch(`${misdirected.apiUrl}/readyz`);
-      expect(ready.status).toBe(503);
-      expect(await ready.json()).toMatchObject({
-        problems: {
-          authorization_server: `AUTH_INTERNAL_URL (${misdirected.apiUrl}) reaches the contacts-api service, not the authorization server`,
-        },
-      });
-    } finally {
-      await misdirected.close();
-    }
+    const { status, problems, apiUrl } = await readinessOfStack({ authInternalUrlIsTheApi: true });
+    expect(status).toBe(503);
+    expect(problems.authorization_server).toBe(
+      `AUTH_INTERNAL_URL (${apiUrl}) reaches the contacts-api service, not the authorization server`,
+    );
   });
 
   it('is not ready when the auth server refuses its introspection credentials, and says which ones', async () => {
-    const mistaken = await startStack({ wrongIntrospectionSecret: true });
-    try {
-      const ready = await fetch(`${mistaken.apiUrl}/readyz`);
-      expect(ready.status).toBe(503);
-      expect(await ready.json()).toMatchObject({
-        problems: {
-          authorization_server: expect.stringMatching(
-            /refuses the introspection credentials.*INTROSPECTION_CLIENT_SECRET/,
-          ),
-        },
-      });
-    } finally {
-      await mistaken.close();
-    }
+    const { status, problems } = await readinessOfStack({ wrongIntrospectionSecret: true });
+    expect(status).toBe(503);
+    expect(problems.authorization_server).toMatch(/refuses the introspection credentials.*INTROSPECTION_CLIENT_SECRET/);
+  });
+
+  it('asks the auth server about its credentials at most once per interval while the verdict stands', async () => {
+    let asked = 0;
+    let clock = 0;
+    let refuse = false;
+    const check = introspectionCredentialsCheck(
+      async () => {
+        asked += 1;
+        if (refuse) throw new IntrospectionCredentialsRefused('refused');
+        return { active: false };
+      },
+      30_000,
+      () => clock,
+    );
+    expect(await check()).toBeUndefined();
+    clock += 29_999;
+    refuse = true;
+    expect(await check()).toBeUndefined();
+    expect(asked).toBe(1);
+    clock += 1;
+    expect(await check()).toBe('refused');
+    expect(asked).toBe(2);
   });
 
   it('is not ready when a migration is missing', async () => {
@@ -53,3 +59,15 @@ describe('contacts-api health endpoints', () => {
     expect(await ready.json()).toMatchObject({ problems: { database: expect.stringContaining('migrations pending') } });
   });
 });
+
+/** The readiness of a stack started with `options` (an operator's mistake), stopped again. */
+async function readinessOfStack(options: StackOptions) {
+  const stack = await startStack(options);
+  try {
+    const ready = await fetch(`${stack.apiUrl}/readyz`);
+    const body = (await ready.json()) as { problems?: Record<string, string> };
+    return { status: ready.status, problems: body.problems ?? {}, apiUrl: stack.apiUrl };
+  } finally {
+    await stack.close();
+  }
+}

@@ -73,6 +73,37 @@ export function introspectionClient(options: IntrospectionClientOptions): Intros
   };
 }
 
+/** How long a verdict on the introspection credentials stands (readiness asks every few seconds). */
+export const CREDENTIALS_CHECK_INTERVAL_MS = 30_000;
+const PROBE_TOKEN = 'contacts-api-readiness-probe';
+
+/**
+ * Whether the authorization server accepts this API's introspection credentials: undefined when
+ * it does, else why not. Asked by introspecting a token nobody issued, at most once per
+ * `intervalMs` while the answer is a verdict (accepted or refused): each question costs the auth
+ * server a request, a lookup and a log line, and readiness probes come every few seconds. An
+ * auth server that could not answer is asked again at the next call.
+ */
+export function introspectionCredentialsCheck(
+  introspect: Introspect,
+  intervalMs = CREDENTIALS_CHECK_INTERVAL_MS,
+  now: () => number = Date.now,
+): () => Promise<string | undefined> {
+  let verdict: { at: number; problem: string | undefined } | undefined;
+  return async () => {
+    if (verdict && now() - verdict.at < intervalMs) return verdict.problem;
+    try {
+      await introspect(PROBE_TOKEN);
+      verdict = { at: now(), problem: undefined };
+    } catch (error) {
+      if (error instanceof IntrospectionCredentialsRefused) verdict = { at: now(), problem: error.message };
+      else if (error instanceof AuthServerUnavailable) return `introspection failed: ${error.message}`;
+      else throw error;
+    }
+    return verdict.problem;
+  };
+}
+
 /**
  * The token types this API accepts (RFC 7662 `token_type`, RFC 9449 §6.2): access tokens only.
  * [security] A refresh token is active at introspection too (oidc-provider answers it without a
