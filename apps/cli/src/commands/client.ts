@@ -1,6 +1,6 @@
 import { deleteClient, InputError, registerClient, rotateClientSecret, updateClient } from '@contacts/auth';
 import { findOAuthClient, listOAuthClientsPage, type OAuthClientRow } from '@contacts/db';
-import { activeMemberId } from '../admin/active-member';
+import { activeMemberId } from '../admin/named-member';
 import { type CommandContext, UsageError } from '../cli-context';
 import { optionalRowIdFlag, textFlag } from '../flags';
 import { afterText, pageLimit, pageOptions, toPage } from '../paging';

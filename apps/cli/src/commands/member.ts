@@ -1,24 +1,10 @@
 import { listAuthorizedApplications, registerMember, resetPassword } from '@contacts/auth';
-import {
-  findMemberRecord,
-  listGroupsOfMember,
-  listMembersPage,
-  listOAuthClientsOf,
-  listPersonalAccessTokensOf,
-  type MemberRecord,
-} from '@contacts/db';
+import { listGroupsOfMember, listMembersPage, listOAuthClientsOf, listPersonalAccessTokensOf } from '@contacts/db';
 import { disableMember, enableMember } from '../admin/member-access';
-import { type CommandContext, UsageError } from '../cli-context';
-import { rowIdFlag } from '../flags';
+import { namedMember } from '../admin/named-member';
+import { UsageError } from '../cli-context';
 import { afterId, pageLimit, pageOptions, toPage } from '../paging';
-import type { Command, CommandValues } from './index';
-
-async function existingMember(values: CommandValues, { db }: CommandContext): Promise<MemberRecord> {
-  const id = rowIdFlag(values, 'member');
-  const member = await findMemberRecord(db, id);
-  if (!member) throw new UsageError(`no member has id ${id}`);
-  return member;
-}
+import type { Command } from './index';
 
 export const memberCommands: Record<string, Command> = {
   create: {
@@ -45,7 +31,7 @@ export const memberCommands: Record<string, Command> = {
     options: { member: { type: 'string' } },
     required: ['member'],
     run: async (values, context) => {
-      const member = await existingMember(values, context);
+      const member = await namedMember(context.db, values, 'member');
       const { db } = context;
       const [groups, clients, tokens, grants] = await Promise.all([
         listGroupsOfMember(db, member.id),
@@ -73,7 +59,7 @@ export const memberCommands: Record<string, Command> = {
     options: { member: { type: 'string' }, password: { type: 'string' }, 'revoke-tokens': { type: 'boolean' } },
     required: ['member', 'password'],
     run: async (values, context) => {
-      const member = await existingMember(values, context);
+      const member = await namedMember(context.db, values, 'member');
       const revokeTokens = values['revoke-tokens'] === true;
       const reset = await resetPassword(context.db, {
         memberId: member.id,
@@ -102,7 +88,7 @@ export const memberCommands: Record<string, Command> = {
     options: { member: { type: 'string' } },
     required: ['member'],
     run: async (values, context) => {
-      const member = await existingMember(values, context);
+      const member = await namedMember(context.db, values, 'member');
       const disabled = await disableMember(context.db, member.id);
       if (!disabled) throw new UsageError(`no member has id ${member.id}`);
       await context.audit('account.disabled', { memberId: member.id, details: { by: 'administrator' } });
@@ -120,7 +106,7 @@ export const memberCommands: Record<string, Command> = {
     options: { member: { type: 'string' } },
     required: ['member'],
     run: async (values, context) => {
-      const member = await existingMember(values, context);
+      const member = await namedMember(context.db, values, 'member');
       const enabled = await enableMember(context.db, member.id);
       await context.audit('account.enabled', { memberId: member.id, details: { by: 'administrator' } });
       return { ...enabled };

@@ -1,5 +1,5 @@
 import { findPersonalAccessTokenById, listPersonalAccessTokensPage, type PersonalAccessTokenRow } from '@contacts/db';
-import { activeMemberId } from '../admin/active-member';
+import { activeMemberId } from '../admin/named-member';
 import { UsageError } from '../cli-context';
 import { optionalRowIdFlag, rowIdFlag } from '../flags';
 import { afterId, pageLimit, pageOptions, toPage } from '../paging';

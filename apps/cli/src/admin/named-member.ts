@@ -1,0 +1,25 @@
+import { type Database, findMemberRecord, type MemberRecord } from '@contacts/db';
+import { UsageError } from '../cli-context';
+import type { CommandValues } from '../commands/index';
+import { rowIdFlag } from '../flags';
+
+/** The member `--<flag>` names, disabled or not; a usage error when there is none. */
+export async function namedMember(db: Database, values: CommandValues, flag: string): Promise<MemberRecord> {
+  const id = rowIdFlag(values, flag);
+  const member = await findMemberRecord(db, id);
+  if (!member) throw new UsageError(`no member has id ${id}`);
+  return member;
+}
+
+/**
+ * The id of the member `--<flag>` names, who must not be disabled: a disabled member is given no
+ * new token or application. The product's own member lookups skip disabled members, so without
+ * this the refusal read "no member has id N" for a member `member list` shows.
+ */
+export async function activeMemberId(db: Database, values: CommandValues, flag: string): Promise<number> {
+  const member = await namedMember(db, values, flag);
+  if (member.disabled_at) {
+    throw new UsageError(`member ${member.id} is disabled (\`member enable --member ${member.id}\` undoes that)`);
+  }
+  return member.id;
+}
