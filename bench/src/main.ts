@@ -137,7 +137,7 @@ try {
     COOKIE_KEYS: secrets.cookieKeys.join(','),
     JWKS: JSON.stringify(secrets.jwks),
     INTROSPECTION_CLIENT_ID: secrets.introspectionClientId,
-    INTROSPECTION_CLIENT_SECRET: secrets.introspectionClientSecret,
+    INTROSPECTION_CLIENT_SECRET: secrets.introspectionClientSecrets.join(','),
   };
   // Every service runs as its start script runs it (bundle and node flags); the bench's runners too.
   const authEntry = productionEntry('auth');
@@ -502,7 +502,7 @@ try {
       : undefined;
 
   // --- 4. introspection: PostgreSQL adapter vs the library's ceiling---------------------------------------
-  const introspectionAuthorization = `Basic ${Buffer.from(`${encodeURIComponent(secrets.introspectionClientId)}:${encodeURIComponent(secrets.introspectionClientSecret)}`).toString('base64')}`;
+  const introspectionAuthorization = `Basic ${Buffer.from(`${encodeURIComponent(secrets.introspectionClientId)}:${encodeURIComponent(secrets.introspectionClientSecrets[0] ?? '')}`).toString('base64')}`;
   if (runs(4) && authMemory && plainOidc) {
     const request = async (auth: Service): Promise<Request[]> => {
       const tokens = await mint(auth, { kind: 'access', memberId: reader.id, clientId: app.client_id, count: 50 });

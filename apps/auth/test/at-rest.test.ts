@@ -92,7 +92,12 @@ describe('nothing usable at rest, nothing secret in the logs', () => {
       'personal access token': personal.token,
       'client secret': app.client_secret as string,
       password: member.password,
-      'introspection client secret': server.config.secrets.introspectionClientSecret,
+      ...Object.fromEntries(
+        server.config.secrets.introspectionClientSecrets.map((secret, n) => [
+          `introspection client secret ${n}`,
+          secret,
+        ]),
+      ),
       ...Object.fromEntries(sessionCookies.map((cookie) => [`cookie ${cookie.name}`, cookie.value])),
     };
     expect(sessionCookies.length).toBeGreaterThan(0);

@@ -363,7 +363,7 @@ describe('the authorization-code flow, driven by a real browser and oauth4webapi
     const introspection = await fetch(`${server.baseUrl}/oauth/introspect`, {
       method: 'POST',
       headers: {
-        authorization: `Basic ${Buffer.from(`${server.config.secrets.introspectionClientId}:${server.config.secrets.introspectionClientSecret}`).toString('base64')}`,
+        authorization: `Basic ${Buffer.from(`${server.config.secrets.introspectionClientId}:${server.config.secrets.introspectionClientSecrets[0]}`).toString('base64')}`,
         'content-type': 'application/x-www-form-urlencoded',
       },
       body: new URLSearchParams({ token: exchange.body.access_token as string }),
@@ -447,5 +447,37 @@ describe('the authorization-code flow, driven by a real browser and oauth4webapi
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ active: false });
     expect(await introspectAsApi(server, token)).toMatchObject({ active: true, client_id: spa.client_id });
+  });
+});
+
+describe("rotating the contacts API's introspection secret (INTROSPECTION_CLIENT_SECRET=OLD,NEW)", () => {
+  it('accepts both secrets of the rotation and no other, so replicas on either keep working', async () => {
+    const secrets = { ...server.config.secrets, introspectionClientSecrets: ['o'.repeat(43), 'n'.repeat(43)] };
+    const rotating = await startAuthServer({ secrets });
+    try {
+      const owner = await aMember(rotating.database.db);
+      const application = await anApplication(rotating.database.db, { redirectUri: callbacks.redirectUri });
+      const token = await anAccessToken(rotating.auth.provider, {
+        memberId: owner.id,
+        clientId: application.client_id,
+      });
+      const introspectWith = async (secret: string) => {
+        const response = await fetch(`${rotating.baseUrl}/oauth/introspect`, {
+          method: 'POST',
+          headers: {
+            authorization: `Basic ${Buffer.from(`${secrets.introspectionClientId}:${secret}`).toString('base64')}`,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          body: new URLSearchParams({ token }),
+        });
+        return { status: response.status, active: ((await response.json()) as { active?: boolean }).active };
+      };
+      expect(await introspectWith('o'.repeat(43))).toEqual({ status: 200, active: true });
+      expect(await introspectWith('n'.repeat(43))).toEqual({ status: 200, active: true });
+      expect((await introspectWith('x'.repeat(43))).status).toBe(401);
+      expect((await introspectWith(`${'o'.repeat(43)} ${'n'.repeat(43)}`)).status).toBe(401);
+    } finally {
+      await rotating.stop();
+    }
   });
 });

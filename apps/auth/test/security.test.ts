@@ -72,7 +72,10 @@ describe('sign-in throttling and the audit log', () => {
     ]);
     const token = await page.locator('#revealed-secret').innerText();
 
-    const { introspectionClientId: id, introspectionClientSecret: secret } = server.config.secrets;
+    const {
+      introspectionClientId: id,
+      introspectionClientSecrets: [secret],
+    } = server.config.secrets;
     for (let use = 0; use < 3; use++) {
       await fetch(`${server.baseUrl}/oauth/introspect`, {
         method: 'POST',

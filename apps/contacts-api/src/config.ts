@@ -47,7 +47,7 @@ export async function loadContactsApiConfig(
   defaults: {
     port: number;
     /** The introspection credentials when the caller has loaded them already (`pnpm start`, with the auth server's). */
-    secrets?: Pick<SharedSecrets, 'introspectionClientId' | 'introspectionClientSecret'>;
+    secrets?: Pick<SharedSecrets, 'introspectionClientId' | 'introspectionClientSecrets'>;
   },
 ): Promise<ContactsApiConfig> {
   const port = portFrom(env, 'PORT', defaults.port);
@@ -67,11 +67,21 @@ export async function loadContactsApiConfig(
   // Last: in development it writes DATA_DIR/secrets.json, which a typo above should not cause.
   const secrets =
     defaults.secrets ??
-    (await loadSharedSecrets(env, dataDirectory(env), ['introspectionClientId', 'introspectionClientSecret']));
+    (await loadSharedSecrets(env, dataDirectory(env), ['introspectionClientId', 'introspectionClientSecrets']));
+  return { ...settings, ...introspectionCredentials(secrets) };
+}
+
+/**
+ * The credentials the contacts API presents at the introspection endpoint: during a rotation
+ * INTROSPECTION_CLIENT_SECRET lists two secrets, and the first is the one to present (the
+ * README's Secrets and their rotation); the auth server accepts both.
+ */
+export function introspectionCredentials(
+  secrets: Pick<SharedSecrets, 'introspectionClientId' | 'introspectionClientSecrets'>,
+): Pick<ContactsApiConfig, 'introspectionClientId' | 'introspectionClientSecret'> {
   return {
-    ...settings,
     introspectionClientId: secrets.introspectionClientId,
-    introspectionClientSecret: secrets.introspectionClientSecret,
+    introspectionClientSecret: secrets.introspectionClientSecrets[0] ?? '',
   };
 }
 

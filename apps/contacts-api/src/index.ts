@@ -1,2 +1,2 @@
 export { type ContactsApi, createContactsApi } from './app';
-export { type ContactsApiConfig, loadContactsApiConfig } from './config';
+export { type ContactsApiConfig, introspectionCredentials, loadContactsApiConfig } from './config';

@@ -2,7 +2,7 @@ import { ConfigError } from '@contacts/config';
 import { describe, expect, it } from 'vitest';
 import { loadContactsApiConfig } from '../src/config';
 
-const secrets = { introspectionClientId: 'contacts-api', introspectionClientSecret: 's'.repeat(43) };
+const secrets = { introspectionClientId: 'contacts-api', introspectionClientSecrets: ['s'.repeat(43)] };
 const load = (env: NodeJS.ProcessEnv) => loadContactsApiConfig(env, { port: 3002, secrets });
 
 describe('the contacts API configuration', () => {

@@ -14,7 +14,7 @@ import {
   startEmbeddedDatabase,
 } from '@contacts/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ContactsApi, createContactsApi } from '../src/index';
+import { type ContactsApi, createContactsApi, introspectionCredentials } from '../src/index';
 import { waitFor } from './support/servers';
 
 /**
@@ -84,8 +84,7 @@ beforeAll(async () => {
       publicUrl: apiUrl,
       authUrl,
       authInternalUrl: authUrl,
-      introspectionClientId: secrets.introspectionClientId,
-      introspectionClientSecret: secrets.introspectionClientSecret,
+      ...introspectionCredentials(secrets),
     },
   });
   apiServer.on('request', api.app.callback());

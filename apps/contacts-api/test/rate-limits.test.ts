@@ -6,7 +6,7 @@ import { createLogger } from '@contacts/config';
 import { DEFAULT_FLUSH_INTERVAL_MS, tokenHash } from '@contacts/db';
 import { connectTestRedis, TEST_RATE_LIMIT_WINDOW_SECONDS, TEST_REDIS_URL } from '@contacts/db/testing';
 import { describe, expect, it, vi } from 'vitest';
-import { createContactsApi } from '../src/index';
+import { createContactsApi, introspectionCredentials } from '../src/index';
 import { V3_DEPRECATED_AT } from '../src/routes/v3/deprecation';
 import { aClient } from './support/factories';
 import { startStack } from './support/servers';
@@ -61,8 +61,7 @@ describe('rate limit per token', () => {
         publicUrl: 'http://replica.test',
         authUrl: world.stack.authUrl,
         authInternalUrl: world.stack.authUrl,
-        introspectionClientId: authConfig.secrets.introspectionClientId,
-        introspectionClientSecret: authConfig.secrets.introspectionClientSecret,
+        ...introspectionCredentials(authConfig.secrets),
         apiRateLimit: { points: 5, duration: TEST_RATE_LIMIT_WINDOW_SECONDS },
       },
       logger: createLogger('test', { NODE_ENV: 'test' }),

@@ -72,12 +72,12 @@ describe.skipIf(!nginx && !process.env.CI)('the production topology, on one mach
       COOKIE_KEYS: secrets.cookieKeys.join(','),
       JWKS: JSON.stringify(secrets.jwks),
       INTROSPECTION_CLIENT_ID: secrets.introspectionClientId,
-      INTROSPECTION_CLIENT_SECRET: secrets.introspectionClientSecret,
+      INTROSPECTION_CLIENT_SECRET: secrets.introspectionClientSecrets.join(','),
       SHUTDOWN_TIMEOUT: '5',
       DATA_DIR: path.join(dir, 'data'),
     };
     for (const key of secrets.cookieKeys) secretValues.set(key, 'cookie key');
-    secretValues.set(secrets.introspectionClientSecret, 'introspection client secret');
+    for (const secret of secrets.introspectionClientSecrets) secretValues.set(secret, 'introspection client secret');
     for (const key of secrets.jwks.keys) secretValues.set(key.d as string, 'signing key');
     // The contacts API gets only what it needs: no signing keys, no cookie keys.
     const apiEnv = { ...env, COOKIE_KEYS: undefined, JWKS: undefined };

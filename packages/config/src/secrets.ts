@@ -11,13 +11,17 @@ import { jwksFrom } from './signing-keys';
  * DATA_DIR/secrets.json so that sessions and tokens survive restarts.
  */
 export interface SharedSecrets {
-  /** Keys signing the auth server's cookies; the first signs, all verify (rotate by prepending). */
+  /** Keys signing the auth server's cookies; the first signs, all verify. */
   cookieKeys: string[];
   /** Private JWK set of the authorization server (published at /oauth/jwks). */
   jwks: { keys: JWK[] };
   /** The contacts API's own client credentials at the introspection endpoint. */
   introspectionClientId: string;
-  introspectionClientSecret: string;
+  /**
+   * The first is the one the contacts API presents; the auth server accepts every one, so that
+   * a new secret can be rolled out without a gap (the README's three roll-outs, as COOKIE_KEYS).
+   */
+  introspectionClientSecrets: string[];
 }
 
 type GeneratedSecrets = SharedSecrets;
@@ -26,14 +30,14 @@ export const SHARED_SECRET_NAMES: ReadonlyArray<keyof SharedSecrets> = [
   'cookieKeys',
   'jwks',
   'introspectionClientId',
-  'introspectionClientSecret',
+  'introspectionClientSecrets',
 ];
 
 const ENV_NAMES: Record<keyof SharedSecrets, string> = {
   cookieKeys: 'COOKIE_KEYS',
   jwks: 'JWKS',
   introspectionClientId: 'INTROSPECTION_CLIENT_ID',
-  introspectionClientSecret: 'INTROSPECTION_CLIENT_SECRET',
+  introspectionClientSecrets: 'INTROSPECTION_CLIENT_SECRET',
 };
 
 /**
@@ -58,7 +62,7 @@ export async function loadSharedSecrets(
     cookieKeys: cookieKeysFrom(env),
     jwks: jwksFrom(env),
     introspectionClientId: env.INTROSPECTION_CLIENT_ID || undefined,
-    introspectionClientSecret: introspectionSecretFrom(env),
+    introspectionClientSecrets: introspectionSecretsFrom(env),
   };
   const missing = Object.entries(fromEnv)
     .filter(([, value]) => value === undefined)
@@ -73,7 +77,7 @@ export async function loadSharedSecrets(
       cookieKeys: fromEnv.cookieKeys ?? [],
       jwks: fromEnv.jwks ?? { keys: [] },
       introspectionClientId: fromEnv.introspectionClientId ?? '',
-      introspectionClientSecret: fromEnv.introspectionClientSecret ?? '',
+      introspectionClientSecrets: fromEnv.introspectionClientSecrets ?? [],
     };
   }
   const generated = await developmentSecrets(dataDir);
@@ -81,36 +85,34 @@ export async function loadSharedSecrets(
     cookieKeys: fromEnv.cookieKeys ?? generated.cookieKeys,
     jwks: fromEnv.jwks ?? generated.jwks,
     introspectionClientId: fromEnv.introspectionClientId ?? generated.introspectionClientId,
-    introspectionClientSecret: fromEnv.introspectionClientSecret ?? generated.introspectionClientSecret,
+    introspectionClientSecrets: fromEnv.introspectionClientSecrets ?? generated.introspectionClientSecrets,
   };
 }
 
 function cookieKeysFrom(env: NodeJS.ProcessEnv): string[] | undefined {
-  const keys = (env.COOKIE_KEYS ?? '')
-    .split(',')
-    .map((key) => key.trim())
-    .filter(Boolean);
-  if (keys.length === 0) return undefined;
-  const short = keys.find((key) => key.length < MIN_SECRET_LENGTH);
-  if (short !== undefined) {
-    throw new ConfigError(
-      `COOKIE_KEYS: each key must be at least ${MIN_SECRET_LENGTH} characters (one has ${short.length}); ` +
-        `generate one with ${GENERATE}`,
-    );
-  }
-  return keys;
+  return secretListFrom(env, 'COOKIE_KEYS');
 }
 
-function introspectionSecretFrom(env: NodeJS.ProcessEnv): string | undefined {
-  const secret = env.INTROSPECTION_CLIENT_SECRET;
-  if (!secret) return undefined;
-  if (secret.length < MIN_SECRET_LENGTH) {
+function introspectionSecretsFrom(env: NodeJS.ProcessEnv): string[] | undefined {
+  return secretListFrom(env, 'INTROSPECTION_CLIENT_SECRET');
+}
+
+/** A comma-separated list of secrets, each long enough; undefined when none is set. */
+function secretListFrom(env: NodeJS.ProcessEnv, name: string): string[] | undefined {
+  const secrets = (env[name] ?? '')
+    .split(',')
+    .map((secret) => secret.trim())
+    .filter(Boolean);
+  if (secrets.length === 0) return undefined;
+  const short = secrets.find((secret) => secret.length < MIN_SECRET_LENGTH);
+  if (short !== undefined) {
+    const what = secrets.length === 1 ? `${name} must` : `${name}: each comma-separated value must`;
+    const which = secrets.length === 1 ? 'it' : 'one';
     throw new ConfigError(
-      `INTROSPECTION_CLIENT_SECRET must be at least ${MIN_SECRET_LENGTH} characters (it has ${secret.length}); ` +
-        `generate one with ${GENERATE}`,
+      `${what} be at least ${MIN_SECRET_LENGTH} characters (${which} has ${short.length}); generate one with ${GENERATE}`,
     );
   }
-  return secret;
+  return secrets;
 }
 
 async function developmentSecrets(dataDir: string): Promise<GeneratedSecrets> {
@@ -149,14 +151,24 @@ function readKept(file: string): GeneratedSecrets | undefined {
         'Check the permissions of DATA_DIR, or choose another with DATA_DIR.',
     );
   }
+  let kept: KeptSecrets;
   try {
-    return JSON.parse(text) as GeneratedSecrets;
+    kept = JSON.parse(text) as KeptSecrets;
   } catch {
     throw new EnvironmentError(
       `${file} is not JSON. Delete it to have new development secrets generated (members then sign in again).`,
     );
   }
+  if (!('introspectionClientSecret' in kept)) return kept;
+  // Kept before the introspection secret became a list.
+  const { introspectionClientSecret, ...current } = kept;
+  return { ...current, introspectionClientSecrets: [introspectionClientSecret] };
 }
+
+/** DATA_DIR/secrets.json, as this release writes it or as releases before it did. */
+type KeptSecrets =
+  | GeneratedSecrets
+  | (Omit<GeneratedSecrets, 'introspectionClientSecrets'> & { introspectionClientSecret: string });
 
 export async function generateSecrets(): Promise<SharedSecrets> {
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });
@@ -165,7 +177,7 @@ export async function generateSecrets(): Promise<SharedSecrets> {
     cookieKeys: [randomBytes(32).toString('base64url')],
     jwks: { keys: [{ ...jwk, alg: 'ES256', use: 'sig', kid: randomBytes(8).toString('hex') }] },
     introspectionClientId: 'contacts-api',
-    introspectionClientSecret: randomBytes(32).toString('base64url'),
+    introspectionClientSecrets: [randomBytes(32).toString('base64url')],
   };
 }
 
@@ -175,6 +187,6 @@ export function secretsEnvironment(secrets: SharedSecrets): Record<string, strin
     COOKIE_KEYS: secrets.cookieKeys.join(','),
     JWKS: JSON.stringify(secrets.jwks),
     INTROSPECTION_CLIENT_ID: secrets.introspectionClientId,
-    INTROSPECTION_CLIENT_SECRET: secrets.introspectionClientSecret,
+    INTROSPECTION_CLIENT_SECRET: secrets.introspectionClientSecrets.join(','),
   };
 }

@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -121,7 +121,7 @@ describe('shared secrets', () => {
       COOKIE_KEYS: secrets.cookieKeys.join(','),
       JWKS: JSON.stringify(secrets.jwks),
       INTROSPECTION_CLIENT_ID: secrets.introspectionClientId,
-      INTROSPECTION_CLIENT_SECRET: secrets.introspectionClientSecret,
+      INTROSPECTION_CLIENT_SECRET: secrets.introspectionClientSecrets.join(','),
     };
   };
 
@@ -131,14 +131,37 @@ describe('shared secrets', () => {
     expect(secrets.cookieKeys).toEqual(['a'.repeat(44), 'b'.repeat(32)]);
   });
 
+  it("takes a rotation's two introspection secrets, the one to present first (README: Secrets and their rotation)", async () => {
+    const env = { ...(await strong()), INTROSPECTION_CLIENT_SECRET: `${'n'.repeat(43)}, ${'o'.repeat(43)}` };
+    expect((await loadSharedSecrets(env, dataDir)).introspectionClientSecrets).toEqual([
+      'n'.repeat(43),
+      'o'.repeat(43),
+    ]);
+  });
+
+  it('reads the development secrets a release before the list kept (one introspectionClientSecret)', async () => {
+    const kept = path.join(dataDir, 'kept-by-an-older-release');
+    await mkdir(kept);
+    const { introspectionClientSecrets, ...others } = await generateSecrets();
+    const older = { ...others, introspectionClientSecret: introspectionClientSecrets[0] };
+    await writeFile(path.join(kept, 'secrets.json'), JSON.stringify(older));
+    const secrets = await loadSharedSecrets({}, kept);
+    expect(secrets.introspectionClientSecrets).toEqual(introspectionClientSecrets);
+    expect(secrets.cookieKeys).toEqual(others.cookieKeys);
+  });
+
   it.each([
     [
       { COOKIE_KEYS: 'x' },
-      'COOKIE_KEYS: each key must be at least 32 characters (one has 1); generate one with `openssl rand -base64 32`',
+      'COOKIE_KEYS must be at least 32 characters (it has 1); generate one with `openssl rand -base64 32`',
     ],
     [
       { COOKIE_KEYS: `${'a'.repeat(40)},short` },
-      'COOKIE_KEYS: each key must be at least 32 characters (one has 5); generate one with `openssl rand -base64 32`',
+      'COOKIE_KEYS: each comma-separated value must be at least 32 characters (one has 5); generate one with `openssl rand -base64 32`',
+    ],
+    [
+      { INTROSPECTION_CLIENT_SECRET: `${'a'.repeat(43)},${'b'.repeat(31)}` },
+      'INTROSPECTION_CLIENT_SECRET: each comma-separated value must be at least 32 characters (one has 31); generate one with `openssl rand -base64 32`',
     ],
     [
       { INTROSPECTION_CLIENT_SECRET: 'b' },

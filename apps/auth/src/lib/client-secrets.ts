@@ -24,10 +24,21 @@ export function hashClientSecret(secret: string): string {
   return `sha256$${tokenHash(secret)}`;
 }
 
-export function clientSecretMatches(storedHash: string, candidate: string): boolean {
-  const expected = Buffer.from(storedHash);
+/**
+ * The hashes of several secrets, any of which is accepted, in one `client_secret`: the contacts
+ * API's old and new introspection secret while a rotation rolls out.
+ */
+export function hashClientSecrets(secrets: readonly string[]): string {
+  return secrets.map(hashClientSecret).join(' ');
+}
+
+/** Whether `candidate` is the secret, or one of the secrets, whose hash `storedHashes` holds. */
+export function clientSecretMatches(storedHashes: string, candidate: string): boolean {
   const actual = Buffer.from(hashClientSecret(candidate));
-  return expected.length === actual.length && timingSafeEqual(expected, actual);
+  return storedHashes.split(' ').some((storedHash) => {
+    const expected = Buffer.from(storedHash);
+    return expected.length === actual.length && timingSafeEqual(expected, actual);
+  });
 }
 
 /**

@@ -3,7 +3,7 @@ import { API_DOCS_CLIENT_ID } from '@contacts/config';
 import type { AdapterPayload } from '@contacts/db';
 import type { AuthConfig } from '../config';
 import { apiDocsClientMetadata } from '../lib/api-docs-client';
-import { hashClientSecret } from '../lib/client-secrets';
+import { hashClientSecret, hashClientSecrets } from '../lib/client-secrets';
 import { isNativeApplication } from '../lib/registered-applications';
 import type { ClientDirectory } from './client-directory';
 
@@ -20,7 +20,7 @@ export const PERSONAL_ACCESS_CLIENT_ID = 'personal-access-tokens';
 export function clientMetadataSource(clients: ClientDirectory, config: AuthConfig) {
   const introspectionClient: AdapterPayload = {
     client_id: config.secrets.introspectionClientId,
-    client_secret: hashClientSecret(config.secrets.introspectionClientSecret),
+    client_secret: hashClientSecrets(config.secrets.introspectionClientSecrets),
     client_name: 'Contacts API',
     grant_types: [],
     response_types: [],

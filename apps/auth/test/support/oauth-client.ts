@@ -66,8 +66,8 @@ export async function introspectAsApi(
   server: Pick<RunningAuthServer, 'baseUrl' | 'config'>,
   token: string,
 ): Promise<{ active: boolean } & Record<string, unknown>> {
-  const { introspectionClientId, introspectionClientSecret } = server.config.secrets;
-  const credentials = `${encodeURIComponent(introspectionClientId)}:${encodeURIComponent(introspectionClientSecret)}`;
+  const { introspectionClientId, introspectionClientSecrets } = server.config.secrets;
+  const credentials = `${encodeURIComponent(introspectionClientId)}:${encodeURIComponent(introspectionClientSecrets[0] ?? '')}`;
   const response = await fetch(`${server.baseUrl}/oauth/introspect`, {
     method: 'POST',
     headers: {

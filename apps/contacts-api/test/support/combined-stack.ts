@@ -4,7 +4,7 @@ import { type AuthServer, createAuthServer, loadAuthConfig } from '@contacts/aut
 import { createLogger, isContactsApiPath } from '@contacts/config';
 import type { Database } from '@contacts/db';
 import { createTestDatabase } from '@contacts/db/testing';
-import { type ContactsApi, createContactsApi } from '../../src/index';
+import { type ContactsApi, createContactsApi, introspectionCredentials } from '../../src/index';
 import { waitFor } from './servers';
 
 /**
@@ -38,8 +38,7 @@ export async function startCombinedStack(): Promise<CombinedStack> {
       publicUrl: baseUrl,
       authUrl: baseUrl,
       authInternalUrl: baseUrl,
-      introspectionClientId: authConfig.secrets.introspectionClientId,
-      introspectionClientSecret: authConfig.secrets.introspectionClientSecret,
+      ...introspectionCredentials(authConfig.secrets),
     },
   });
   const toApi = api.app.callback();

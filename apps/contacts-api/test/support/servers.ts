@@ -4,7 +4,7 @@ import type { RateLimit } from '@contacts/config';
 import { createLogger } from '@contacts/config';
 import type { Database } from '@contacts/db';
 import { createTestDatabase, type TestDatabase } from '@contacts/db/testing';
-import { type ContactsApi, type ContactsApiConfig, createContactsApi } from '../../src/index';
+import { type ContactsApi, type ContactsApiConfig, createContactsApi, introspectionCredentials } from '../../src/index';
 
 /**
  * A real authorization server and a real contacts API on one test database, each on its own
@@ -69,10 +69,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     publicUrl: apiListener.url,
     authUrl: authListener.url,
     authInternalUrl: options.authInternalUrlIsTheApi ? apiListener.url : authListener.url,
-    introspectionClientId: authConfig.secrets.introspectionClientId,
-    introspectionClientSecret: options.wrongIntrospectionSecret
-      ? `${authConfig.secrets.introspectionClientSecret}-not`
-      : authConfig.secrets.introspectionClientSecret,
+    ...introspectionCredentials(
+      options.wrongIntrospectionSecret
+        ? {
+            ...authConfig.secrets,
+            introspectionClientSecrets: [`${authConfig.secrets.introspectionClientSecrets[0]}-not`],
+          }
+        : authConfig.secrets,
+    ),
     ...(options.apiRateLimit ? { apiRateLimit: options.apiRateLimit } : {}),
     ...(options.invalidTokenLimit ? { invalidTokenLimit: options.invalidTokenLimit } : {}),
   };
