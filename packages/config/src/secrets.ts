@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
+import { makeDirectory } from './directories';
 import { ConfigError, EnvironmentError, nodeEnvironmentFrom } from './env';
 import { jwksFrom } from './signing-keys';
 
@@ -121,7 +122,7 @@ async function developmentSecrets(dataDir: string): Promise<GeneratedSecrets> {
   if (kept) return kept;
   const secrets = await generateSecrets();
   try {
-    mkdirSync(dataDir, { recursive: true });
+    makeDirectory(dataDir);
     // 'wx': when two processes start at once, the first one's secrets win.
     writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600, flag: 'wx' });
   } catch (error) {

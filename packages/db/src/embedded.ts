@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { link, mkdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { link, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { makeDirectory } from '@contacts/config';
 import type pg from 'pg';
 import { answeringConnection, waitForOtherCommands } from './command-presence';
 import { EmbeddedDatabaseError, initialiseCluster, planLayout, spawnPostmaster } from './embedded-postgres-process';
@@ -95,7 +96,7 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
 
 async function start(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
   // Created when missing, with the mode the user's umask gives; an existing one is left as it is.
-  await mkdir(options.dataDir, { recursive: true });
+  makeDirectory(options.dataDir);
   return withStartLock(options.dataDir, () => findOrStart(options));
 }
 
