@@ -1,5 +1,12 @@
 import { type Audit, auditTrail } from '@contacts/auth';
-import { createLogger, databaseSettingsFrom } from '@contacts/config';
+import {
+  createLogger,
+  databaseSettingsFrom,
+  describeMisspelling,
+  environmentWith,
+  SettingReads,
+  withMisspellingHints,
+} from '@contacts/config';
 import {
   type Database,
   DatabaseNotReadyError,
@@ -37,14 +44,29 @@ export async function withCommandContext<T>(
   options: { needsCurrentSchema: boolean },
   work: (context: CommandContext) => Promise<T>,
 ): Promise<T> {
-  const settings = { ...databaseSettingsFrom(env), dataDir: dataDirectory(env) };
-  // The CLI logs nothing unless asked, and then on stderr: its stdout is the command's one JSON
-  // document, whatever LOG_LEVEL a deployment sets for every process (docker-compose's migrate).
-  const logger = createLogger('cli', { ...env, LOG_LEVEL: env.LOG_LEVEL || 'silent' }, process.stderr);
+  const reads = new SettingReads(env);
+  const { settings, logger } = (() => {
+    try {
+      return {
+        settings: { ...databaseSettingsFrom(reads.env), dataDir: dataDirectory(reads.env) },
+        // The CLI logs nothing unless asked, and then on stderr: its stdout is the command's one JSON
+        // document, whatever LOG_LEVEL a deployment sets for every process (docker-compose's migrate).
+        logger: createLogger(
+          'cli',
+          environmentWith(reads.env, { LOG_LEVEL: reads.env.LOG_LEVEL || 'silent' }),
+          process.stderr,
+        ),
+      };
+    } catch (error) {
+      throw withMisspellingHints(error, reads);
+    }
+  })();
   // Progress (and knex's own messages) on stderr, with CLI_DEBUG=1 only.
-  const log = env.CLI_DEBUG ? (message: string) => process.stderr.write(`${message}\n`) : () => {};
+  const log = reads.env.CLI_DEBUG ? (message: string) => process.stderr.write(`${message}\n`) : () => {};
   // Said always: why a command lingers (waiting for another that uses the database it started).
   const warn = (message: string) => process.stderr.write(`${message}\n`);
+  // Before the database opens: DATABSE_URL would otherwise have the command change the embedded one.
+  for (const misspelling of reads.misspellings()) warn(`warning: ${describeMisspelling(misspelling)}`);
   const database = await openServiceDatabase({ settings, applicationName: 'cli', command: true, log, warn }).catch(
     (error: unknown) => {
       throw new DatabaseNotReadyError(explainDatabaseFailure(error, settings.url));

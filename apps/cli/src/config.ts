@@ -2,6 +2,7 @@ import { type AuthConfig, loadAuthConfig } from '@contacts/auth';
 import {
   ConfigError,
   createLogger,
+  environmentWith,
   type Logger,
   portFrom,
   type ServiceRuntime,
@@ -33,13 +34,12 @@ export async function platformSettingsFrom(env: NodeJS.ProcessEnv): Promise<Plat
   const port = portFrom(env, 'PORT', 3000);
   const publicUrl = urlFrom(env, 'PUBLIC_URL', `http://localhost:${port}`);
   // The services' environment: one base URL for both, the auth server reached in-process.
-  const servicesEnv: NodeJS.ProcessEnv = {
-    ...env,
+  const servicesEnv = environmentWith(env, {
     PORT: String(port),
     PUBLIC_URL: publicUrl,
     AUTH_URL: publicUrl,
     AUTH_INTERNAL_URL: urlFrom(env, 'AUTH_INTERNAL_URL', `http://127.0.0.1:${port}`),
-  };
+  });
   const logger = createLogger('platform', env);
   // The auth server first: it needs all four production secrets, so its refusal names each missing one.
   const auth = await loadAuthConfig(servicesEnv, { port });

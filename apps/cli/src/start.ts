@@ -2,11 +2,14 @@ import { type AuthServer, createAuthServer } from '@contacts/auth';
 import {
   asOutermostProxy,
   ConfigError,
+  describeMisspelling,
   EnvironmentError,
   ensurePortFree,
   isContactsApiPath,
   refuseToStart,
+  SettingReads,
   serve,
+  withMisspellingHints,
 } from '@contacts/config';
 import { type ContactsApi, createContactsApi } from '@contacts/contacts-api';
 import { explainDatabaseFailure, openServiceDatabase, type ServiceDatabase } from '@contacts/db';
@@ -20,7 +23,11 @@ import { alreadyRunningOn, recordRunningPlatform } from './running-platform';
  * production gateway does (its forwarding headers too). Whatever stops it, it stops in order: requests, services, database.
  */
 const refuse = refuseToStart('pnpm start');
-const { port, publicUrl, dataDir, runtime, logger, ...configs } = await platformSettingsFrom(process.env).catch(refuse);
+const reads = new SettingReads(process.env);
+const { port, publicUrl, dataDir, runtime, logger, ...configs } = await platformSettingsFrom(reads.env).catch(
+  (error: unknown) => refuse(withMisspellingHints(error, reads)),
+);
+for (const misspelling of reads.misspellings()) logger.warn(misspelling, describeMisspelling(misspelling));
 // Another program on PORT (often a `pnpm start` already running) is reported now, not after the database started.
 await ensurePortFree(port, 'PORT', runtime.listenAddress).catch((error: unknown) => {
   const running = alreadyRunningOn(dataDir, port);

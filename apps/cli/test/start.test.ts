@@ -271,11 +271,16 @@ describe('pnpm start with a typo in a setting', () => {
       { ...production, DATABASE_URL: '' },
       'DATABASE_URL must be set in production (postgres://user:password@host:5432/database); the embedded PostgreSQL is for development',
     ],
+    // A misspelt name is ignored, so its refusal says what it likely meant.
+    [
+      { ...production, DATABASE_URL: '', DATABSE_URL: production.DATABASE_URL },
+      'DATABASE_URL must be set in production (postgres://user:password@host:5432/database); the embedded PostgreSQL is for development (DATABSE_URL is set: a misspelling of DATABASE_URL?)',
+    ],
     // A typo there turned the production checks off: secrets generated, an embedded database.
     [{ NODE_ENV: 'prod' }, 'NODE_ENV must be one of production, development, test (or unset: development), got "prod"'],
     [
       { ...production, COOKIE_KEYS: 'x' },
-      'COOKIE_KEYS: each key must be at least 32 characters (one has 1); generate one with `openssl rand -base64 32`',
+      'COOKIE_KEYS must be at least 32 characters (it has 1); generate one with `openssl rand -base64 32`',
     ],
   ])('stops at once with one line naming the variable (%j), exit code 1, no stack trace', async (setting, message) => {
     const run = await runLauncher({ DATA_DIR: dataDir, DATABASE_URL: '', ...setting });

@@ -8,6 +8,7 @@ export * from './health';
 export * from './janitor-settings';
 export * from './logger';
 export * from './metrics';
+export * from './misspelt-settings';
 export * from './rate-limit';
 export * from './request-body';
 export * from './request-context';

@@ -2,6 +2,7 @@ import type Koa from 'koa';
 import pino from 'pino';
 import { refuseToStart } from './env';
 import { createLogger, type Logger } from './logger';
+import { describeMisspelling, SettingReads, withMisspellingHints } from './misspelt-settings';
 import { serve } from './serve';
 import { type ServiceRuntime, serviceRuntimeFrom } from './service-runtime';
 
@@ -36,12 +37,13 @@ export async function runServiceProcess<Config extends { port: number; runtime?:
   service: ServiceProcess<Config, Db>,
 ): Promise<void> {
   // The process's own environment, as everything a service opens reads it (DATA_DIR included).
-  const env = process.env;
+  const reads = new SettingReads(process.env);
   const refuse = refuseToStart(service.name);
   const { config, logger } = await (async () => ({
-    config: await service.loadConfig(env),
-    logger: withErrorDescription(createLogger(service.name, env), service.describeError),
-  }))().catch(refuse);
+    config: await service.loadConfig(reads.env),
+    logger: withErrorDescription(createLogger(service.name, reads.env), service.describeError),
+  }))().catch((error: unknown) => refuse(withMisspellingHints(error, reads)));
+  for (const misspelling of reads.misspellings()) logger.warn(misspelling, describeMisspelling(misspelling));
   const runtime = config.runtime ?? serviceRuntimeFrom({});
   const database = await service.openDatabase(runtime, logger).catch(refuse);
   // A setting only the app's libraries can judge (oidc-provider's keys) is refused as one line too.
