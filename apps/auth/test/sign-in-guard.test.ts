@@ -1,3 +1,4 @@
+import { findMemberByEmail } from '@contacts/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changePassword } from '../src/lib/account-security';
 import { signInGuard } from '../src/lib/sign-in-guard';
@@ -42,6 +43,18 @@ describe('sign-in throttle', () => {
     expect((await addressCount()) - before).toBe(5);
     // Still locked, the right password too.
     expect((await signIn(member.email, member.password)).status).toBe(429);
+  });
+
+  it('counts every spelling of an address that finds the same member against one allowance (İ, capitals)', async () => {
+    const member = await aMember(server.database.db, { email: `victim-${Date.now()}@example.test` });
+    const db = server.database.db;
+    // U+0130: PostgreSQL's lower() makes it "i", as the member lookup compares; JavaScript's makes "i̇".
+    const variants = [member.email.replace('i', '\u0130'), member.email.toUpperCase()];
+    for (const variant of variants) expect((await findMemberByEmail(db, variant))?.id).toBe(member.id);
+    for (let attempt = 0; attempt < 5; attempt++)
+      expect((await signIn(member.email, 'wrong password')).status).toBe(401);
+    for (const variant of variants) expect((await signIn(variant, 'wrong password')).status).toBe(429);
+    expect((await signIn(variants[0] as string, member.password)).status).toBe(429);
   });
 
   it('does not count a form without an e-mail address or password (nor, at the address, a right password)', async () => {

@@ -36,7 +36,7 @@ export function signInGuard(db: Database): SignInGuard {
   const perAddress = new RateLimiterPostgres({ ...store, keyPrefix: 'sign_in_ip', ...ADDRESS });
   // Hashed: whatever was typed (a NUL, 254 characters) makes a key the table can hold
   // (varchar(255), no NUL), and the table does not list who was attacked.
-  const accountKey = (email: string) => hash('sha256', email.trim().toLowerCase(), 'base64url');
+  const accountKey = async (email: string) => hash('sha256', await foldedAsTheLookupDoes(db, email), 'base64url');
   /** A refused consume() rejects with the key's state; anything else is the store failing. */
   const consumed = async (limiter: RateLimiterPostgres, key: string) => {
     try {
@@ -49,20 +49,32 @@ export function signInGuard(db: Database): SignInGuard {
 
   return {
     async beginAttempt(email, ip) {
-      const [account, address] = await Promise.all([
-        consumed(perAccount, accountKey(email)),
-        consumed(perAddress, addressKey(ip)),
-      ]);
+      const key = await accountKey(email);
+      const [account, address] = await Promise.all([consumed(perAccount, key), consumed(perAddress, addressKey(ip))]);
       if (account.allowed && address.allowed) return undefined;
       // Give back the point of the limiter that did not refuse: only checked passwords count.
       // The refusing one keeps its (past the limit) count, so its block is not renewed.
-      if (account.allowed) await perAccount.reward(accountKey(email));
+      if (account.allowed) await perAccount.reward(key);
       if (address.allowed) await perAddress.reward(addressKey(ip));
       const waits = [account, address].filter((one) => !one.allowed).map((one) => one.result.msBeforeNext);
       return Math.max(1, Math.ceil(Math.max(...waits) / 1000));
     },
     async succeeded(email, ip) {
-      await Promise.all([perAccount.delete(accountKey(email)), perAddress.reward(addressKey(ip))]);
+      await Promise.all([perAccount.delete(await accountKey(email)), perAddress.reward(addressKey(ip))]);
     },
   };
+}
+
+/**
+ * [security] The address as findMemberByEmail compares it: PostgreSQL's lower(), not JavaScript's
+ * toLowerCase(). The two differ beyond ASCII (U+0130 İ lowers to "i" in PostgreSQL, to "i̇" in
+ * JavaScript), and every variant the lookup takes for the same member must use up the same
+ * allowance: otherwise each "i" in an address gave 5 more guesses at its password.
+ */
+async function foldedAsTheLookupDoes(db: Database, email: string): Promise<string> {
+  const trimmed = email.trim();
+  // PostgreSQL text cannot hold NUL: no member has such an address, and the query would fail.
+  if (trimmed.includes('\u0000')) return trimmed;
+  const { rows } = await db.raw<{ rows: Array<{ folded: string }> }>('select lower(?::text) as folded', [trimmed]);
+  return rows[0]?.folded ?? trimmed;
 }
