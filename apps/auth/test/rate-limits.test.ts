@@ -60,6 +60,10 @@ describe('token endpoint rate limit per client', () => {
     const unaffected = await form(refresh, { authorization: basic(other) });
     expect(unaffected.status).toBe(400);
     expect(unaffected.headers.get('ratelimit-remaining')).toBe('3');
+    // Nor the same client elsewhere: its other servers, each of a public client's users.
+    const elsewhere = await form(refresh, { authorization: basic(app), 'x-forwarded-for': '198.51.100.7' });
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.headers.get('ratelimit-remaining')).toBe('3');
     // Other endpoints are not limited by it.
     const introspection = await fetch(`${server.baseUrl}/oauth/introspect`, {
       method: 'POST',
@@ -68,6 +72,19 @@ describe('token endpoint rate limit per client', () => {
     });
     expect(introspection.status).toBe(200);
     expect(introspection.headers.get('ratelimit-limit')).toBeNull();
+  });
+
+  it('cannot be used up by someone else: requests naming a client with a wrong secret, from another address', async () => {
+    const victim = await anApplication(server.database.db);
+    const attacker = { 'x-forwarded-for': '203.0.113.66' };
+    const refresh = { grant_type: 'refresh_token', refresh_token: 'not-a-token' };
+    const wrong = () => form({ ...refresh, client_id: victim.client_id, client_secret: 'guessed' }, attacker);
+    for (let n = 0; n < 4; n++) expect((await wrong()).status).toBe(401);
+    expect((await wrong()).status).toBe(429);
+    // The client's own requests, from its own address, still reach the provider.
+    const own = await form(refresh, { authorization: basic(victim) });
+    expect(((await own.json()) as { error: string }).error).toBe('invalid_grant');
+    expect(own.headers.get('ratelimit-remaining')).toBe('3');
   });
 
   it("counts every spelling of the token endpoint (oidc-provider's router ignores case and one trailing slash)", async () => {
@@ -160,14 +177,14 @@ describe('token endpoint rate limit per client', () => {
       async () =>
         expect(
           (await server.database.db('rate_limits').select('key')).map((row: { key: string }) => row.key),
-        ).toContain(`token_client:${clientKey(client.client_id)}`),
+        ).toContain(`token_client:${clientKey(client.client_id, 'ip:127.0.0.1')}`),
       { timeout: 10_000 },
     );
     const keys = (await server.database.db('rate_limits').select('key')).map((row: { key: string }) => row.key);
     expect(
       keys
         .filter((key) => key.startsWith('token_client:'))
-        .every((key) => /^token_client:(client:[\w-]{43}|ip:[\d.]+)$/.test(key)),
+        .every((key) => /^token_client:(client:[\w-]{43}:)?ip:[\d.]+$/.test(key)),
     ).toBe(true);
   });
 
@@ -192,7 +209,8 @@ describe('token endpoint rate limit per client', () => {
       expect(statuses).toEqual([400, 400, 429]);
       // The counts reach Redis at a flush once the service's client has connected (in the background).
       await vi.waitFor(
-        async () => expect(await redis.keys(`token_client:${clientKey(client.client_id)}`)).toHaveLength(1),
+        async () =>
+          expect(await redis.keys(`token_client:${clientKey(client.client_id, 'ip:127.0.0.1')}`)).toHaveLength(1),
         {
           timeout: 20_000,
         },

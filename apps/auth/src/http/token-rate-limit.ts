@@ -6,9 +6,16 @@ import type Provider from 'oidc-provider';
 import { isTokenRequest, preReadTokenForm } from './token-request-body';
 
 /**
- * The token endpoint's rate limit per client (its client_id, from the Basic header or the
- * body; the caller's IP address when it names none), decided in memory and shared by every
- * replica through PostgreSQL (or Redis) in batches (see sharedRateLimiter).
+ * The token endpoint's rate limit per client and caller address (the client_id from the Basic
+ * header or the body, and the IP address; the address alone when it names no client), decided
+ * in memory and shared by every replica through PostgreSQL (or Redis) in batches (see
+ * sharedRateLimiter).
+ *
+ * [security] Per client *and* address, because the count is taken before the provider checks
+ * the credentials (a refused request must count too, or guessing would be free), and a client_id
+ * is no secret (it is in every authorization URL): counted per client alone, 300 requests a
+ * minute with a wrong secret from anywhere kept a client, the API docs' own included, from every
+ * code exchange and refresh of all its users. A public client's users each get their own allowance too.
  * A form body is read first to find the client_id (see token-request-body.ts), so the provider
  * parses exactly the same bytes.
  * Answers carry RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; over the limit:
@@ -30,14 +37,15 @@ export function tokenRateLimit(provider: Provider, db: Database, limit: RateLimi
     const read = await preReadTokenForm(ctx);
     if (!read) return;
     const clientId = clientIdOf(ctx.get('authorization'), read.body);
-    const verdict = limiter.consume(clientId === undefined ? addressKey(ctx.ip) : clientKey(clientId));
+    const address = addressKey(ctx.ip);
+    const verdict = limiter.consume(clientId === undefined ? address : clientKey(clientId, address));
     if (!verdict.allowed) {
       const reset = verdict.headers['RateLimit-Reset'];
       ctx.set({ ...verdict.headers, 'Retry-After': reset, 'Cache-Control': 'no-store' });
       ctx.status = 429;
       ctx.body = {
         error: 'rate_limited',
-        error_description: `too many token requests for this client; try again in ${reset} s`,
+        error_description: `too many token requests for this client from this address; try again in ${reset} s`,
       };
       return;
     }
@@ -46,9 +54,12 @@ export function tokenRateLimit(provider: Provider, db: Database, limit: RateLimi
   };
 }
 
-/** A key the store can always hold, whatever the client_id: `client:` and 43 characters of base64url. */
-export function clientKey(clientId: string): string {
-  return `client:${hash('sha256', clientId, 'base64url')}`;
+/**
+ * A key the store can always hold, whatever the client_id: `client:`, 43 characters of base64url,
+ * and the address's key (at most 46 characters, see addressKey).
+ */
+export function clientKey(clientId: string, address: string): string {
+  return `client:${hash('sha256', clientId, 'base64url')}:${address}`;
 }
 
 /** The client_id of HTTP Basic credentials (form-encoded, RFC 6749 §2.3.1), else of the body. */
