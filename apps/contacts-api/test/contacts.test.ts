@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aCategory, aClient, aContact, aGroup, aMember, multipart } from './support/factories';
+import { aCategory, aClient, aContact, aGroup, aMember, manyContacts, multipart } from './support/factories';
 import { useStack } from './support/use-stack';
 
 interface Contact {
@@ -448,6 +448,17 @@ describe('groups, guests and business categories', () => {
     expect(guests.body.data.map((contact) => contact.id)).toEqual([guest]);
     expect((await outsider.json(`/v4/groups/${group.id}/guests`)).status).toBe(403);
     expect((await outsider.json('/v4/groups/2000000000/guests')).status).toBe(404);
+  });
+
+  it("lists every one of a large group's guests, read and sent a page at a time (1,001: pages of 500)", async () => {
+    const member = await aClient(world.stack);
+    const friend = await aClient(world.stack);
+    const group = await aGroup(world.stack.db, [member.member, friend.member]);
+    const guests = await manyContacts(world.stack.db, friend.member, 1001, { groupId: group.id });
+    const { status, body } = await member.json<Many>(`/v4/groups/${group.id}/guests`);
+    expect(status).toBe(200);
+    expect(body.data.map((contact) => contact.id)).toEqual(guests);
+    expect(body.data[1000]?.image_url).toBeNull();
   });
 
   it('lists business categories', async () => {

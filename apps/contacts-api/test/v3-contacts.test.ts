@@ -1,5 +1,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { aCategory, aClient, aContact, aGroup, aMember, type Client, JPEG, multipart, PNG } from './support/factories';
+import {
+  aCategory,
+  aClient,
+  aContact,
+  aGroup,
+  aMember,
+  type Client,
+  JPEG,
+  manyContacts,
+  multipart,
+  PNG,
+} from './support/factories';
 import { useStack } from './support/use-stack';
 import { V3_CONTACT_KEYS, V3_CONTACT_KEYS_WITH_OWNER } from './support/v3-contract';
 
@@ -436,6 +447,19 @@ describe('GET /v3/contacts and GET /v3/contacts/{offset}/{limit}', () => {
     for (const contact of full) expect(Object.keys(contact)).toEqual(V3_CONTACT_KEYS);
     expect(full[0]).toMatchObject({ name: 'Listed 0', address: ' Kyiv  ', email: '' });
     expect(full[1]).toMatchObject({ address: '   ', group_id: '' });
+  });
+
+  it('answers every contact however many, read and sent a page at a time (1,201: pages of 500)', async () => {
+    const many = await aClient(world.stack);
+    const ids = await manyContacts(world.stack.db, many.member, 1201, { prefix: 'Many' });
+    const response = await many.json<ContactV3[]>('/v3/contacts');
+    expect(response.status).toBe(200);
+    expect(response.response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(response.response.headers.get('cache-control')).toBe('private, no-cache');
+    expect(response.body.map((contact) => contact.id)).toEqual(ids);
+    expect(response.body[1200]).toMatchObject({ name: 'Many 1201' });
+    for (const contact of [response.body[0], response.body[500]])
+      expect(Object.keys(contact!)).toEqual(V3_CONTACT_KEYS);
   });
 
   it('answers an empty array for a member without contacts', async () => {

@@ -8,6 +8,7 @@ import * as memberDisabling from './20261123030000_member_disabling';
 import * as clientChangeNotices from './20261123040000_client_change_notices';
 import * as creationFormIds from './20261124000000_creation_form_ids';
 import * as idempotencyKeys from './20261125000000_idempotency_keys';
+import * as groupGuestOrder from './20261126000000_group_guest_order';
 
 /** Every migration, in order. Listed here so that they load the same way under tsx, vitest and a bundle. */
 export const migrations: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -20,4 +21,5 @@ export const migrations: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261123040000_client_change_notices', migration: clientChangeNotices },
   { name: '20261124000000_creation_form_ids', migration: creationFormIds },
   { name: '20261125000000_idempotency_keys', migration: idempotencyKeys },
+  { name: '20261126000000_group_guest_order', migration: groupGuestOrder },
 ];

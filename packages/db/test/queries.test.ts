@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   addGroupMember,
+  type ContactRecord,
+  contactRecordPages,
   findBusinessCategoryById,
   findMemberByEmail,
   insertBusinessCategory,
+  insertContact,
   insertGroup,
   insertMember,
   isGroupMember,
@@ -51,6 +54,52 @@ describe('groups', () => {
     expect(await isGroupMember(database.db, group.id, member.id)).toBe(true);
     expect(await isGroupMember(database.db, group.id, outsider.id)).toBe(false);
     expect(await listGroupsOfMember(database.db, member.id)).toEqual([{ id: group.id, name: 'Book club' }]);
+  });
+});
+
+describe('contact record pages (the listings without a limit)', () => {
+  const idsOf = (pages: ContactRecord[][]) => pages.flat().map((record) => record.id);
+  const collect = async (
+    pages: AsyncIterable<ContactRecord[]>,
+    onPage: (n: number) => Promise<void> = async () => {},
+  ) => {
+    const seen: ContactRecord[][] = [];
+    for await (const page of pages) {
+      seen.push(page);
+      await onPage(seen.length);
+    }
+    return seen;
+  };
+
+  it("read an owner's or a group's contacts in id order, at most a page per query, none twice or skipped", async () => {
+    const owner = await aMember();
+    const friend = await aMember();
+    const group = await insertGroup(database.db, { name: 'Pages' });
+    const own: number[] = [];
+    const guests: number[] = [];
+    for (let n = 0; n < 7; n++) {
+      own.push(await insertContact(database.db, owner.id, { name: `Own ${n}`, group_id: n % 2 ? group.id : null }));
+      if (n % 2) guests.push(own.at(-1)!);
+      guests.push(await insertContact(database.db, friend.id, { name: `Friend ${n}`, group_id: group.id }));
+    }
+    const ownPages = await collect(contactRecordPages(database.db, { ownerId: owner.id }, 3));
+    expect(ownPages.map((page) => page.length)).toEqual([3, 3, 1]);
+    expect(idsOf(ownPages)).toEqual(own);
+    const guestPages = await collect(contactRecordPages(database.db, { groupId: group.id }, 4));
+    expect(guestPages.every((page) => page.length <= 4)).toBe(true);
+    expect(idsOf(guestPages)).toEqual([...guests].sort((a, b) => a - b));
+    expect(await collect(contactRecordPages(database.db, { ownerId: (await aMember()).id }, 3))).toEqual([]);
+  });
+
+  it('list a contact added while the listing is under way when its page is still to come', async () => {
+    const owner = await aMember();
+    for (let n = 0; n < 4; n++) await insertContact(database.db, owner.id, { name: `Before ${n}` });
+    let added = 0;
+    const pages = await collect(contactRecordPages(database.db, { ownerId: owner.id }, 2), async (n) => {
+      if (n === 1) added = await insertContact(database.db, owner.id, { name: 'During' });
+    });
+    expect(idsOf(pages).at(-1)).toBe(added);
+    expect(idsOf(pages)).toHaveLength(5);
   });
 });
 

@@ -1,6 +1,7 @@
 import {
   type ContactImage,
   type ContactRecord,
+  contactRecordPages,
   type Database,
   deleteContactImage,
   deleteOwnedContacts,
@@ -18,7 +19,6 @@ import {
   isGroupGuestContact,
   isGroupMember,
   listContactRecords,
-  listGroupContactRecords,
   lockContact,
   lockOwnedContactEmail,
   putContactImage,
@@ -240,10 +240,14 @@ export async function deleteOwnContact(db: Database, memberId: number, id: numbe
   });
 }
 
-/** The contacts linked to a group ("guests"), for members of that group only. */
-export async function listGroupGuests(db: Database, memberId: number, groupId: number): Promise<ContactRecord[]> {
+/** The contacts linked to a group ("guests"), for members of that group only: a page at a time, in id order. */
+export async function groupGuestPages(
+  db: Database,
+  memberId: number,
+  groupId: number,
+): Promise<AsyncGenerator<ContactRecord[]>> {
   await requireGroupMember(db, memberId, groupId);
-  return listGroupContactRecords(db, groupId);
+  return contactRecordPages(db, { groupId });
 }
 
 /** A guest's image, for members of the group only (the guests listing points its image_url here). */

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { type ContactScope, type FieldErrors, validate } from '@contacts/schemas';
 import type { Context, Middleware } from 'koa';
 import type { z } from 'zod';
@@ -98,18 +99,28 @@ export function koaGuard<
     if (Object.keys(errors).length > 0) throw validationFailed(errors);
     ctx.state.guard = guarded;
     await next();
-    if (checksResponses) checkResponse(ctx, contract.responses);
+    if (checksResponses) await checkResponse(ctx, contract.responses);
   };
   contracts.set(middleware, contract);
   return { middleware, of: (ctx) => ctx.state.guard as Guarded<P, Q, B> };
 }
 
-/** Under test: a success that breaks its declaration is a server bug, reported as one. */
-function checkResponse(ctx: Context, responses: Record<number, ResponseContract>): void {
+async function textOf(stream: Readable): Promise<string> {
+  let text = '';
+  for await (const chunk of stream) text += String(chunk);
+  return text;
+}
+
+/**
+ * Under test: a success that breaks its declaration is a server bug, reported as one. A JSON body
+ * sent as it is read (sendJsonPages) is read whole here, and sent as that text.
+ */
+async function checkResponse(ctx: Context, responses: Record<number, ResponseContract>): Promise<void> {
   if (ctx.status >= 300) return;
   const declared = responses[ctx.status];
   if (!declared) throw new ApiError(500, 'internal_error', `Undeclared response status ${ctx.status}.`);
   if (!declared.schema) return;
+  if (ctx.body instanceof Readable) ctx.body = await textOf(ctx.body);
   const body: unknown = typeof ctx.body === 'string' ? JSON.parse(ctx.body) : ctx.body;
   const result = declared.schema.safeParse(body);
   if (!result.success) {

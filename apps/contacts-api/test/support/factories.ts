@@ -39,6 +39,24 @@ export async function aContact(
   return insertContact(db, owner.id, { name: `Contact ${next()}`, ...columns });
 }
 
+/**
+ * `count` contacts of `owner` in one statement (a listing's pages need more than a test can
+ * insert one by one), named "<prefix> 1" … in id order; their ids, ascending.
+ */
+export async function manyContacts(
+  db: Database,
+  owner: PublicMember,
+  count: number,
+  options: { prefix?: string; groupId?: number } = {},
+): Promise<number[]> {
+  const { rows } = await db.raw<{ rows: Array<{ id: number }> }>(
+    `insert into contacts (owner_id, name, group_id)
+     select ?, ? || ' ' || n, ? from generate_series(1, ?) as n order by n returning id`,
+    [owner.id, options.prefix ?? `Bulk ${next()}`, options.groupId ?? null, count],
+  );
+  return rows.map((row) => row.id).sort((a, b) => a - b);
+}
+
 /** A member with a personal access token from the real auth server, and a fetch that sends it. */
 export interface Client {
   member: PublicMember;

@@ -130,23 +130,44 @@ export async function listContactRecords(db: Queryable, filter: ContactListFilte
     .options(preparedAs(`contacts.list-records:${variant}`));
 }
 
-/**
- * The owner's contacts in id order, skipping the first `offset` and returning at most `limit`
- * (all of them when no window is given): the v3 offset/limit listing.
- */
+/** The owner's contacts in id order, skipping the first `offset`, at most `limit`: the v3 offset/limit listing. */
 export async function listContactRecordsByOffset(
   db: Queryable,
   ownerId: number,
-  window: { offset: number; limit: number } | undefined = undefined,
+  window: { offset: number; limit: number },
 ): Promise<ContactRecord[]> {
-  const query = recordQuery(db).where('c.owner_id', ownerId).orderBy('c.id');
-  if (window) query.offset(window.offset).limit(window.limit);
-  return query;
+  return recordQuery(db).where('c.owner_id', ownerId).orderBy('c.id').offset(window.offset).limit(window.limit);
 }
 
-/** Every contact linked to a group (its "guests"), whoever owns them, in id order. */
-export async function listGroupContactRecords(db: Queryable, groupId: number): Promise<ContactRecord[]> {
-  return recordQuery(db).where('c.group_id', groupId).orderBy('c.id');
+/** How many contacts a listing without a limit reads per query (contactRecordPages). */
+export const CONTACT_PAGE_SIZE = 500;
+
+/**
+ * Every contact of an owner, or linked to a group (its "guests", whoever owns them), in id order,
+ * a page at a time: what a listing without a limit sends (GET /v3/contacts, a group's guests, the
+ * vCard export), so that no more than a page is held however many there are. Read one query per
+ * page (no transaction held open while a slow client reads): a contact added meanwhile is listed
+ * if its page has not been read yet, and none is listed twice or skipped.
+ */
+export async function* contactRecordPages(
+  db: Queryable,
+  of: { ownerId: number } | { groupId: number },
+  pageSize = CONTACT_PAGE_SIZE,
+): AsyncGenerator<ContactRecord[]> {
+  for (let afterId = 0; ; ) {
+    const rows =
+      'ownerId' in of
+        ? await listContactRecords(db, { ownerId: of.ownerId, afterId, limit: pageSize })
+        : await recordQuery(db)
+            .where('c.group_id', of.groupId)
+            .where('c.id', '>', afterId)
+            .orderBy('c.id')
+            .limit(pageSize + 1);
+    const page = rows.slice(0, pageSize);
+    if (page.length > 0) yield page;
+    if (rows.length <= pageSize) return;
+    afterId = page.at(-1)!.id;
+  }
 }
 
 export async function insertContact(db: Queryable, ownerId: number, columns: NewContact): Promise<number> {

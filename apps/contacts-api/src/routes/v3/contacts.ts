@@ -1,4 +1,4 @@
-import { type ContactRecord, listContactRecordsByOffset } from '@contacts/db';
+import { type ContactRecord, contactRecordPages, listContactRecordsByOffset } from '@contacts/db';
 import {
   contactCreateV3,
   contactPageParamsV3,
@@ -17,6 +17,7 @@ import { bodyOf, parseBody } from '../../http/body';
 import { readContactInput } from '../../http/contact-input';
 import { ApiError } from '../../http/errors';
 import { koaGuard } from '../../http/guard';
+import { sendJsonPages } from '../../http/streamed-json';
 import { callerOf, pathId, type RouteDependencies } from '../context';
 import { contactWriteBody, IMAGE_LIMIT, idParams, v3Invalid, v3Message } from '../contract-parts';
 
@@ -54,8 +55,9 @@ export function contactRoutesV3({ db, read, write, rateLimit }: RouteDependencie
     responses: { 200: { description: 'The contacts, without an envelope.', schema: contacts } },
   });
   router.get('/v3/contacts', read, rateLimit, listed.middleware, async (ctx) => {
-    const records = await listContactRecordsByOffset(db, callerOf(ctx).memberId);
-    send(ctx, 200, records.map(toListedContact));
+    ctx.set('Cache-Control', 'private, no-cache');
+    // Every contact, however many: sent a page at a time, never all held at once.
+    await sendJsonPages(ctx, contactRecordPages(db, { ownerId: callerOf(ctx).memberId }), toListedContact);
   });
 
   const page = koaGuard({

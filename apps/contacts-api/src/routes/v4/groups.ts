@@ -2,8 +2,9 @@ import { listGroupsOfMember } from '@contacts/db';
 import { contactV4, groupGuestImageUrl, groupV4, toContactV4 } from '@contacts/schemas';
 import { Router } from '@koa/router';
 import { z } from 'zod';
-import { listGroupGuests } from '../../domain/contacts';
+import { groupGuestPages } from '../../domain/contacts';
 import { koaGuard } from '../../http/guard';
+import { sendJsonPages } from '../../http/streamed-json';
 import { callerOf, pathId, type RouteDependencies } from '../context';
 import { idParams, v4Error } from '../contract-parts';
 
@@ -32,10 +33,11 @@ export function groupRoutes({ db, publicUrl, read, rateLimit }: RouteDependencie
   });
   router.get('/v4/groups/:id/guests', read, rateLimit, guests.middleware, async (ctx) => {
     const groupId = pathId(ctx);
-    const records = await listGroupGuests(db, callerOf(ctx).memberId, groupId);
+    const pages = await groupGuestPages(db, callerOf(ctx).memberId, groupId);
     // A guest usually belongs to another member: its image is read through the group.
     const imageUrl = (contactId: number) => groupGuestImageUrl(publicUrl, groupId, contactId);
-    ctx.body = { data: records.map((record) => toContactV4(record, { publicUrl, imageUrl })) };
+    // However many guests: sent a page at a time, never all held at once.
+    await sendJsonPages(ctx, pages, (record) => toContactV4(record, { publicUrl, imageUrl }), 'data');
   });
   return router;
 }

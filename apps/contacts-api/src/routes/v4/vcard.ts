@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { type ContactRecord, type Database, listBusinessCategories, listContactRecords } from '@contacts/db';
+import { contactRecordPages, type Database, listBusinessCategories } from '@contacts/db';
 import {
   contactCreateV4,
   type ParsedCard,
@@ -26,8 +26,6 @@ import { v4Error } from '../contract-parts';
 /** The largest import, read and written in one transaction (about 10,000 typical cards). */
 export const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
 const IMPORT_LIMIT = `${MAX_IMPORT_BYTES / (1024 * 1024)} MiB`;
-/** Contacts read per query while exporting: what the service holds in memory at once. */
-const EXPORT_PAGE = 500;
 const VCARD_TYPES = ['text/vcard', 'text/x-vcard', 'text/directory'];
 
 const tooLarge = () =>
@@ -111,13 +109,8 @@ export function vCardRoutes({ db, publicUrl, read, write, rateLimit }: RouteDepe
 
 /** The member's contacts as vCards, a page at a time, so that no more than a page is held. */
 async function* exportCards(db: Database, memberId: number, publicUrl: string): AsyncGenerator<string> {
-  let afterId = 0;
-  for (;;) {
-    const rows: ContactRecord[] = await listContactRecords(db, { ownerId: memberId, afterId, limit: EXPORT_PAGE });
-    const page = rows.slice(0, EXPORT_PAGE);
-    if (page.length > 0) yield page.map((record) => toVCard(record, { publicUrl })).join('');
-    if (rows.length <= EXPORT_PAGE) return;
-    afterId = page.at(-1)!.id;
+  for await (const page of contactRecordPages(db, { ownerId: memberId })) {
+    yield page.map((record) => toVCard(record, { publicUrl })).join('');
   }
 }
 
