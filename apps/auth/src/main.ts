@@ -1,3 +1,5 @@
+// First: an unsupported Node.js is refused before anything else loads.
+import '@contacts/config/require-supported-node';
 import { runServiceProcess, SERVICE_NAMES } from '@contacts/config';
 import { databaseFailureForLog, openOwnServiceDatabase } from '@contacts/db';
 import { createAuthServer } from './app';

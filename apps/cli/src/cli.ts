@@ -1,3 +1,5 @@
+// First: an unsupported Node.js is refused before anything else loads.
+import '@contacts/config/require-supported-node';
 import { parseArgs } from 'node:util';
 import { InputError } from '@contacts/auth';
 import { ConfigError, EnvironmentError } from '@contacts/config';

@@ -1,3 +1,5 @@
+// First: an unsupported Node.js is refused before anything else loads.
+import '@contacts/config/require-supported-node';
 import { type AuthServer, createAuthServer } from '@contacts/auth';
 import {
   asOutermostProxy,

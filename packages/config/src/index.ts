@@ -18,3 +18,4 @@ export * from './serve';
 export * from './service-names';
 export * from './service-process';
 export * from './service-runtime';
+export * from './supported-node';
