@@ -1,4 +1,4 @@
-import { addMemberToGroup, authenticateMember } from '@contacts/auth';
+import { addMemberToGroup, authenticateMember, signInGuard } from '@contacts/auth';
 import { insertMemberSession, TOKEN_REVOCATION_CHANNEL } from '@contacts/db';
 import { createEmptyTestDatabase, createTestDatabase, type TestDatabase } from '@contacts/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -214,6 +214,27 @@ describe('members', () => {
     // Without --revoke-tokens, what the member authorized keeps working.
     expect((await database.db('personal_access_tokens').where({ id: token.id }).first()).revoked_at).toBeNull();
     expect(await auditEvents(member.id)).toEqual(['password.changed']);
+  });
+
+  it('lift a sign-in lock: member unlock keeps the password, member set-password gives a new one that works at once', async () => {
+    const guard = signInGuard(database.db);
+    /** Five wrong passwords, as someone guessing at the address would type them: the account is locked. */
+    const lockOut = async (email: string) => {
+      for (let attempt = 0; attempt < 5; attempt++)
+        expect(await guard.beginAttempt(email, '203.0.113.5')).toBeUndefined();
+      expect(await guard.beginAttempt(email, '198.51.100.5')).toBeGreaterThan(0);
+    };
+    const member = await aMember(database.db);
+    await lockOut(member.email);
+    const unlocked = await runCli(['member', 'unlock', '--member', String(member.id)], env);
+    expect(unlocked.json).toEqual({ id: member.id, unlocked: true });
+    expect(await guard.beginAttempt(member.email, '198.51.100.5')).toBeUndefined();
+    expect(await authenticateMember(database.db, member.email, member.password)).toMatchObject({ id: member.id });
+
+    const other = await aMember(database.db);
+    await lockOut(other.email);
+    await runCli(['member', 'set-password', '--member', String(other.id), '--password', 'new password 3'], env);
+    expect(await guard.beginAttempt(other.email, '198.51.100.5')).toBeUndefined();
   });
 
   it('set a new password with --revoke-tokens: every token and consent revoked too, and the contacts API told', async () => {

@@ -10,7 +10,7 @@ import {
 } from '@contacts/db';
 import { requireAcceptablePassword } from './password-policy';
 import { hashSecret, verifySecret } from './passwords';
-import type { SignInGuard } from './sign-in-guard';
+import { type SignInGuard, signInGuard } from './sign-in-guard';
 import { InputError } from './validation';
 
 /** A browser session as the member sees it; `handle` names it in forms without revealing its key. */
@@ -102,8 +102,9 @@ export async function changePassword(
  * An operator's reset (`member set-password`): the new password must pass the password policy;
  * every browser session of the member is signed out (a reset is what follows a lost or stolen
  * password, so a session opened with the old one must not outlive it), and with `revokeTokens`
- * every token too, in the same transaction as the new hash. Returns how many sessions ended;
- * undefined when there is no such member.
+ * every token too, in the same transaction as the new hash; a sign-in lock on the account (from
+ * guesses at the old password) is lifted, so the new one works at once. Returns how many
+ * sessions ended; undefined when there is no such member.
  */
 export async function resetPassword(
   db: Database,
@@ -111,7 +112,11 @@ export async function resetPassword(
 ): Promise<{ sessionsEnded: number } | undefined> {
   const hash = await hashSecret(requireAcceptablePassword(reset.newPassword, 'password'));
   const sessionsEnded = await storePassword(db, reset.memberId, hash, { revokeTokens: reset.revokeTokens });
-  return sessionsEnded === undefined ? undefined : { sessionsEnded };
+  if (sessionsEnded === undefined) return undefined;
+  // The new password must work at once: a lock from guesses at the old one is lifted.
+  const member = await findMemberById(db, reset.memberId);
+  if (member) await signInGuard(db).unlock(member.email);
+  return { sessionsEnded };
 }
 
 /** The new hash, the sessions signed out (but the one kept) and the tokens revoked, at once. */

@@ -22,6 +22,12 @@ export interface SignInGuard {
   beginAttempt(email: string, ip: string): Promise<number | undefined>;
   /** The password was right: clears the account's count and gives the address its attempt back. */
   succeeded(email: string, ip: string): Promise<void>;
+  /**
+   * The operator lifts the account's lock (`member unlock`, `member set-password`): otherwise a
+   * member locked out by someone guessing at their address could only wait, whatever the
+   * administrator did. The addresses' counts stay as they are.
+   */
+  unlock(email: string): Promise<void>;
 }
 
 export function signInGuard(db: Database): SignInGuard {
@@ -61,6 +67,9 @@ export function signInGuard(db: Database): SignInGuard {
     },
     async succeeded(email, ip) {
       await Promise.all([perAccount.delete(await accountKey(email)), perAddress.reward(addressKey(ip))]);
+    },
+    async unlock(email) {
+      await perAccount.delete(await accountKey(email));
     },
   };
 }

@@ -1,4 +1,4 @@
-import { listAuthorizedApplications, registerMember, resetPassword } from '@contacts/auth';
+import { listAuthorizedApplications, registerMember, resetPassword, signInGuard } from '@contacts/auth';
 import { listGroupsOfMember, listMembersPage, listOAuthClientsOf, listPersonalAccessTokensOf } from '@contacts/db';
 import { disableMember, enableMember } from '../admin/member-access';
 import { namedMember } from '../admin/named-member';
@@ -52,8 +52,9 @@ export const memberCommands: Record<string, Command> = {
   'set-password': {
     summary: 'member set-password --member M --password P [--revoke-tokens]',
     description:
-      "Gives a member a new password (the pages' rule: at least 12 characters, not a common password) and signs " +
-      'every browser session of theirs out, as a password change on their own page signs out the others. With ' +
+      "Gives a member a new password (the pages' rule: at least 12 characters, not a common password), lifts a " +
+      'sign-in lock on their account, and signs every browser session of theirs out, as a password change on ' +
+      'their own page signs out the others. With ' +
       '--revoke-tokens, every consent, code and token issued for them (personal access tokens included) is ' +
       'revoked too, the contacts API told; without it, applications they authorized keep working.',
     options: { member: { type: 'string' }, password: { type: 'string' }, 'revoke-tokens': { type: 'boolean' } },
@@ -77,6 +78,20 @@ export const memberCommands: Record<string, Command> = {
         ended_sessions: reset.sessionsEnded,
         tokens_revoked: revokeTokens,
       };
+    },
+  },
+  unlock: {
+    summary: 'member unlock --member M',
+    description:
+      "Lifts the sign-in lock on a member's account (5 wrong passwords lock it for 15 minutes), e.g. when someone " +
+      'guessing at their address locked them out. Their password stays as it is; `member set-password` lifts the ' +
+      'lock too.',
+    options: { member: { type: 'string' } },
+    required: ['member'],
+    run: async (values, context) => {
+      const member = await namedMember(context.db, values, 'member');
+      await signInGuard(context.db).unlock(member.email);
+      return { id: member.id, unlocked: true };
     },
   },
   disable: {
