@@ -57,6 +57,20 @@ describe('sign-in throttle', () => {
     expect((await signIn(variants[0] as string, member.password)).status).toBe(429);
   });
 
+  it("tells whoever knows a disabled account's password that it is disabled; a wrong one gets the usual answer", async () => {
+    const member = await aMember(server.database.db);
+    await server.database.db('members').where({ id: member.id }).update({ disabled_at: new Date() });
+    const right = await signIn(member.email, member.password);
+    expect(right.status).toBe(403);
+    expect(await right.text()).toContain(
+      'This account is disabled. Ask the administrator of this site to enable it again.',
+    );
+    expect(right.headers.get('set-cookie') ?? '').not.toContain('member_session');
+    const wrong = await signIn(member.email, 'wrong password');
+    expect(wrong.status).toBe(401);
+    expect(await wrong.text()).toContain('The e-mail address or password is not correct.');
+  });
+
   it('does not count a form without an e-mail address or password (nor, at the address, a right password)', async () => {
     const member = await aMember(server.database.db);
     const before = await addressCount();

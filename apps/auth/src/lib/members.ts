@@ -1,4 +1,4 @@
-import { type Database, findMemberByEmail, insertMember, type PublicMember } from '@contacts/db';
+import { type Database, findMemberByEmail, findSignInMember, insertMember, type PublicMember } from '@contacts/db';
 import { decoyHash, hashSecret, verifySecret } from './passwords';
 import { InputError, requireEmail, requirePassword, requireText } from './validation';
 
@@ -27,7 +27,21 @@ export async function authenticateMember(
   email: string,
   password: string,
 ): Promise<PublicMember | undefined> {
-  const member = await findMemberByEmail(db, email.trim());
+  const checked = await checkMemberPassword(db, email, password);
+  return checked?.disabled === false ? checked.member : undefined;
+}
+
+/**
+ * The member whose e-mail and password these are, and whether an operator disabled them;
+ * undefined for an unknown e-mail and a wrong password alike (one hash checked either way).
+ */
+export async function checkMemberPassword(
+  db: Database,
+  email: string,
+  password: string,
+): Promise<{ member: PublicMember; disabled: boolean } | undefined> {
+  const member = await findSignInMember(db, email.trim());
   const valid = await verifySecret(member?.password_hash ?? (await decoyHash()), password);
-  return member && valid ? { id: member.id, email: member.email, name: member.name } : undefined;
+  if (!member || !valid) return undefined;
+  return { member: { id: member.id, email: member.email, name: member.name }, disabled: member.disabled_at !== null };
 }

@@ -1,14 +1,15 @@
 import { type Database, findMemberByEmail, type PublicMember } from '@contacts/db';
 import type { Audit } from './audit';
-import { authenticateMember } from './members';
+import { checkMemberPassword } from './members';
 import type { SignInGuard } from './sign-in-guard';
 
 export type SignInOutcome =
   | { ok: true; member: PublicMember }
-  | { ok: false; status: 401 | 422 | 429; message: string; retryAfter?: number };
+  | { ok: false; status: 401 | 403 | 422 | 429; message: string; retryAfter?: number };
 
 const WRONG_CREDENTIALS = 'The e-mail address or password is not correct.';
 const MISSING_CREDENTIALS = 'Enter your e-mail address and password.';
+const DISABLED = 'This account is disabled. Ask the administrator of this site to enable it again.';
 
 /** PostgreSQL text cannot hold U+0000, so no member's address has one, and a query with it fails. */
 const couldBeAMember = (email: string) => !email.includes('\u0000');
@@ -43,7 +44,13 @@ export async function attemptSignIn(
       retryAfter,
     };
   }
-  const member = couldBeAMember(email) ? await authenticateMember(db, email, input.password) : undefined;
+  const checked = couldBeAMember(email) ? await checkMemberPassword(db, email, input.password) : undefined;
+  if (checked?.disabled) {
+    // Said only to whoever knows the password: they would otherwise keep trying it.
+    await audit('sign_in.failed', { memberId: checked.member.id, ip: input.ip });
+    return { ok: false, status: 403, message: DISABLED };
+  }
+  const member = checked?.member;
   if (!member) {
     const known = await findKnown();
     await audit('sign_in.failed', { memberId: known?.id, ip: input.ip });

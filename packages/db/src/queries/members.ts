@@ -47,6 +47,21 @@ export async function findMemberByEmail(db: Database, email: string): Promise<Me
     .first(MEMBER_COLUMNS);
 }
 
+/**
+ * The member a sign-in names, disabled or not (`disabled_at`): sign-in checks the password of a
+ * disabled member too, so that whoever knows it is told the account is disabled rather than that
+ * the password is wrong, with the same work done either way.
+ */
+export async function findSignInMember(
+  db: Database,
+  email: string,
+): Promise<(MemberRow & { disabled_at: Date | null }) | undefined> {
+  if (email.includes('\u0000')) return undefined;
+  return db('members')
+    .whereRaw('lower(email) = lower(?)', [email])
+    .first([...MEMBER_COLUMNS, 'disabled_at']);
+}
+
 /** What an administrator sees of a member, disabled or not; never the password hash. */
 export interface MemberRecord extends PublicMember {
   created_at: Date;
