@@ -190,6 +190,28 @@ describe('POST /v4/contacts/batch', () => {
     expect(await world.stack.db('contacts').where({ owner_id: client.member.id }).pluck('name')).toEqual(['Current']);
   });
 
+  it('deletes only while the contact is as last seen when a delete names if_match, and writes nothing else otherwise', async () => {
+    const client = await aClient(world.stack);
+    const id = await aContact(world.stack.db, client.member, { name: 'Seen' });
+    const seen = (await client.request(`/v4/contacts/${id}`)).headers.get('etag')!;
+    await client.json(`/v4/contacts/${id}`, { method: 'POST', json: { name: 'Changed elsewhere' } });
+    const stale = await batch(client, [
+      { op: 'create', contact: { name: 'Not kept' } },
+      { op: 'delete', id, if_match: seen },
+    ]);
+    expect(stale.status).toBe(412);
+    expect(stale.body.error.message).toContain('Operation 1');
+    expect(await world.stack.db('contacts').where({ owner_id: client.member.id }).pluck('name')).toEqual([
+      'Changed elsewhere',
+    ]);
+    const current = (await client.request(`/v4/contacts/${id}`)).headers.get('etag')!;
+    const done = await batch(client, [{ op: 'delete', id, if_match: current }]);
+    expect(done.status).toBe(200);
+    expect(done.body.data).toEqual([{ id, deleted: true }]);
+    const gone = await batch(client, [{ op: 'delete', id, if_match: current }]);
+    expect(gone.status).toBe(422);
+  });
+
   it('needs the write scope', async () => {
     const reader = await aClient(world.stack, { scopes: ['contacts:read'] });
     const { status } = await batch(reader, [{ op: 'create', contact: { name: 'N' } }]);

@@ -431,6 +431,23 @@ describe('DELETE /v4/contacts', () => {
   it('refuses an empty body with 422', async () => {
     expect((await world.client.json('/v4/contacts', { method: 'DELETE' })).status).toBe(422);
   });
+
+  it('deletes nothing under an If-Match naming an entity tag (the collection has none, RFC 9110 §13.1.1); * passes', async () => {
+    const deleter = await aClient(world.stack);
+    const id = await aContact(world.stack.db, deleter.member);
+    const etag = (await deleter.request(`/v4/contacts/${id}`)).headers.get('etag')!;
+    const json = { contact_ids: [id] };
+    const stale = await deleter.json<{ error: { code: string } }>('/v4/contacts', {
+      method: 'DELETE',
+      json,
+      headers: { 'if-match': etag },
+    });
+    expect(stale.status).toBe(412);
+    expect(stale.body.error.code).toBe('precondition_failed');
+    expect(await world.stack.db('contacts').where({ id }).pluck('id')).toEqual([id]);
+    const any = await deleter.json('/v4/contacts', { method: 'DELETE', json, headers: { 'if-match': '*' } });
+    expect(any.body).toEqual({ data: { deleted_ids: [id] }, deleted_count: 1 });
+  });
 });
 
 describe('groups, guests and business categories', () => {

@@ -17,14 +17,15 @@ export const contactBatchV4 = z.object({
     .max(MAX_BATCH_OPERATIONS, `At most ${MAX_BATCH_OPERATIONS} operations can be sent at once.`),
 });
 
+const ifMatch = z.string({ error: 'The if_match must be an entity tag (the ETag of the contact).' }).optional();
 const createOperation = z.object({ op: z.literal('create'), contact: z.record(z.string(), z.unknown()) });
 const updateOperation = z.object({
   op: z.literal('update'),
   id: rowId,
   contact: z.record(z.string(), z.unknown()),
-  if_match: z.string({ error: 'The if_match must be an entity tag (the ETag of the contact).' }).optional(),
+  if_match: ifMatch,
 });
-const deleteOperation = z.object({ op: z.literal('delete'), id: rowId });
+const deleteOperation = z.object({ op: z.literal('delete'), id: rowId, if_match: ifMatch });
 
 /** One operation as documented (the contact's fields are those of POST /v4/contacts and /v4/contacts/{id}). */
 export const contactBatchOperationV4 = z.discriminatedUnion('op', [
@@ -36,7 +37,7 @@ export const contactBatchOperationV4 = z.discriminatedUnion('op', [
 export type BatchOperationV4 =
   | { op: 'create'; contact: z.output<typeof contactCreateV4> }
   | { op: 'update'; id: number; contact: z.output<typeof contactUpdateV4>; ifMatch?: string }
-  | { op: 'delete'; id: number };
+  | { op: 'delete'; id: number; ifMatch?: string };
 
 export const contactBatchResultV4 = z.object({
   data: z.array(z.union([contactV4, z.object({ id: z.int(), deleted: z.literal(true) })])),
@@ -81,8 +82,10 @@ export function readBatchOperations(
       }
       return;
     }
+    const condition =
+      parsed.data.op !== 'create' && parsed.data.if_match !== undefined ? { ifMatch: parsed.data.if_match } : {};
     if (parsed.data.op === 'delete') {
-      value.push({ op: 'delete', id: parsed.data.id });
+      value.push({ op: 'delete', id: parsed.data.id, ...condition });
       return;
     }
     const contact = validate(parsed.data.op === 'create' ? contactCreateV4 : contactUpdateV4, parsed.data.contact);
@@ -92,13 +95,7 @@ export function readBatchOperations(
     }
     if (parsed.data.op === 'create')
       value.push({ op: 'create', contact: contact.value as z.output<typeof contactCreateV4> });
-    else
-      value.push({
-        op: 'update',
-        id: parsed.data.id,
-        contact: contact.value,
-        ...(parsed.data.if_match !== undefined ? { ifMatch: parsed.data.if_match } : {}),
-      });
+    else value.push({ op: 'update', id: parsed.data.id, contact: contact.value, ...condition });
   });
   return Object.keys(fields).length > 0 ? { ok: false, fields } : { ok: true, value };
 }

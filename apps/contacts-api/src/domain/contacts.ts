@@ -227,6 +227,25 @@ export async function deleteContacts(
 }
 
 /**
+ * Deletes one of the member's own contacts (a batch's delete operation): not theirs, or gone →
+ * not_found; with a precondition, checked under the contact's row lock first, as for an update,
+ * so that a mirror's delete cannot wipe a change it has not seen.
+ */
+export async function deleteOwnedContact(
+  db: Database,
+  memberId: number,
+  id: number,
+  options: Pick<UpdateOptions, 'precondition'> = {},
+): Promise<void> {
+  await db.transaction(async (trx) => {
+    await lockOwnedContact(trx, memberId, id);
+    if (options.precondition) checkPrecondition(options.precondition, (await findContactRecord(trx, memberId, id))!);
+    const [deleted] = await deleteOwnedContacts(trx, memberId, [id]);
+    if (deleted === undefined) throw contactNotFound();
+  });
+}
+
+/**
  * Deletes one contact for its creator only (v3's DELETE): a contact the member merely sees as a
  * guest of one of their groups → forbidden; one they cannot see at all → not found.
  */

@@ -13,7 +13,7 @@ import {
 } from '@contacts/schemas';
 import { Router } from '@koa/router';
 import { z } from 'zod';
-import { createContact, createContacts, deleteContacts, updateContactFields } from '../../domain/contacts';
+import { createContact, createContacts, deleteOwnedContact, updateContactFields } from '../../domain/contacts';
 import { DomainError } from '../../domain/errors';
 import { contactsOfAnswer, writeOncePerKey } from '../../domain/idempotent-writes';
 import { parseBody } from '../../http/body';
@@ -65,7 +65,7 @@ export function batchRoutes({ db, publicUrl, write, rateLimit }: RouteDependenci
       },
       400: IDEMPOTENCY_ANSWERS[400],
       409: IDEMPOTENCY_ANSWERS[409],
-      412: v4Error("An update's if_match no longer matches the contact; nothing was written."),
+      412: v4Error("An update's or a delete's if_match no longer matches the contact; nothing was written."),
       422: v4Error(
         `An invalid operation; \`fields\` keys name it, e.g. \`operations[3].contact.email\`. Nothing was written. ${IDEMPOTENCY_ANSWERS[422]}`,
       ),
@@ -162,20 +162,21 @@ export function batchRoutes({ db, publicUrl, write, rateLimit }: RouteDependenci
         return serialize(await createContact(trx, memberId, changes as typeof changes & { name: string }));
       }
       case 'update': {
-        const { ifMatch } = operation;
-        const record = await updateContactFields(trx, memberId, operation.id, v4InputToChanges(operation.contact), {
-          ...(ifMatch !== undefined
-            ? { precondition: (current: ContactRecord) => ifMatchSatisfied(ifMatch, etagOf(serialize(current))) }
-            : {}),
-        });
-        return serialize(record);
+        const changes = v4InputToChanges(operation.contact);
+        return serialize(await updateContactFields(trx, memberId, operation.id, changes, ifMatchOf(operation)));
       }
       case 'delete': {
-        const [deleted] = await deleteContacts(trx, memberId, { contactIds: [operation.id] });
-        if (deleted === undefined) throw new DomainError('not_found', 'No such contact.');
-        return { id: deleted, deleted: true };
+        await deleteOwnedContact(trx, memberId, operation.id, ifMatchOf(operation));
+        return { id: operation.id, deleted: true };
       }
     }
+  }
+
+  /** An operation's if_match as the precondition the domain checks under the contact's lock. */
+  function ifMatchOf(operation: { ifMatch?: string }) {
+    const { ifMatch } = operation;
+    if (ifMatch === undefined) return {};
+    return { precondition: (current: ContactRecord) => ifMatchSatisfied(ifMatch, etagOf(serialize(current))) };
   }
 
   return router;

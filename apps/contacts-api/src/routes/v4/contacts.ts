@@ -179,10 +179,18 @@ export function contactRoutes({ db, publicUrl, read, write, rateLimit }: RouteDe
         schema: { type: 'string' },
         description: '`*` refuses the request (412): the address book always exists. The collection has no ETag.',
       },
+      {
+        name: 'If-Match',
+        in: 'header',
+        required: false,
+        schema: { type: 'string' },
+        description:
+          'The collection has no ETag, so any entity tag fails (412, RFC 9110 §13.1.1); `*` passes. To delete a contact only if it is unchanged, send a batch `delete` with `if_match`.',
+      },
     ],
     responses: {
       200: { description: 'What was deleted.', schema: deleteContactsResultV4 },
-      412: v4Error('If-None-Match is `*`; nothing was deleted.'),
+      412: v4Error('If-None-Match is `*`, or If-Match names an entity tag; nothing was deleted.'),
       422: v4Error(`Empty or invalid body, or more than ${MAX_DELETE_IDS} ids.`),
     },
   });
@@ -194,6 +202,14 @@ export function contactRoutes({ db, publicUrl, read, write, rateLimit }: RouteDe
         412,
         'precondition_failed',
         'If-None-Match: * — the address book exists; nothing was deleted.',
+      );
+    const ifMatch = ctx.get('if-match').trim();
+    if (ifMatch !== '' && ifMatch !== '*')
+      throw new ApiError(
+        412,
+        'precondition_failed',
+        'If-Match: the address book has no ETag, so no entity tag matches; nothing was deleted. To delete a contact ' +
+          'only if it is unchanged, send a batch delete with if_match.',
       );
     const deleted = await deleteContacts(db, callerOf(ctx).memberId, {
       ...(contact_ids ? { contactIds: contact_ids } : {}),
