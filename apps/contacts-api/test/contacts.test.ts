@@ -341,6 +341,40 @@ describe('GET /v4/contacts', () => {
     expect(seen).toEqual([...seen].sort((a, b) => a - b));
   });
 
+  it('carries the query in the cursor: sent alone it pages the same listing; with another filter it is refused', async () => {
+    const pager = await aClient(world.stack);
+    const group = await aGroup(world.stack.db, [pager.member]);
+    for (let i = 0; i < 5; i++) {
+      await aContact(world.stack.db, pager.member, { name: `Seed ${i}`, group_id: group.id });
+      await aContact(world.stack.db, pager.member, { name: `Other ${i}` });
+    }
+    const since = '2000-01-01T00:00:00.000Z';
+    const first = await pager.json<Many>(`/v4/contacts?limit=2&q=seed&group_id=${group.id}&updated_since=${since}`);
+    const names = [...first.body.data.map((contact) => contact.name)];
+    let cursor = first.body.meta.next_cursor;
+    while (cursor) {
+      const page = await pager.json<Many>(`/v4/contacts?cursor=${cursor}`);
+      expect(page.body.meta.limit).toBe(2);
+      names.push(...page.body.data.map((contact) => contact.name));
+      cursor = page.body.meta.next_cursor;
+    }
+    expect(names).toEqual(['Seed 0', 'Seed 1', 'Seed 2', 'Seed 3', 'Seed 4']);
+
+    const cursorOfFirst = first.body.meta.next_cursor as string;
+    // The same filters beside it, and another page size, are fine.
+    const same = await pager.json<Many>(`/v4/contacts?cursor=${cursorOfFirst}&q=seed&limit=3`);
+    expect(same.body.data.map((contact) => contact.name)).toEqual(['Seed 2', 'Seed 3', 'Seed 4']);
+    const other = await pager.json<Failure>(`/v4/contacts?cursor=${cursorOfFirst}&q=other`);
+    expect(other.status).toBe(422);
+    expect(other.body.error.fields?.cursor?.[0]).toContain('another q');
+    const unfiltered = (await pager.json<Many>('/v4/contacts?limit=2')).body.meta.next_cursor as string;
+    expect((await pager.json<Failure>(`/v4/contacts?cursor=${unfiltered}&group_id=${group.id}`)).status).toBe(422);
+    // A cursor of an earlier release (the id alone) still pages, with the filters sent beside it.
+    const older = Buffer.from(JSON.stringify({ a: first.body.data[1]!.id })).toString('base64url');
+    const olderPage = await pager.json<Many>(`/v4/contacts?cursor=${older}&q=seed&limit=10`);
+    expect(olderPage.body.data.map((contact) => contact.name)).toEqual(['Seed 2', 'Seed 3', 'Seed 4']);
+  });
+
   it("lists only the caller's contacts, and filters by q, group_id and updated_since", async () => {
     const searcher = await aClient(world.stack);
     const group = await aGroup(world.stack.db, [searcher.member]);

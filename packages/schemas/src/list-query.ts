@@ -6,31 +6,75 @@ import { MAX_ROW_ID, rowIdDigits, rowIdMessage } from './row-id';
 export const DEFAULT_LIST_LIMIT = 100;
 
 /**
- * The keyset cursor: the id of the last contact of the previous page. A listing walks the
- * caller's contacts by id, so rows inserted meanwhile land after it or are already behind it:
- * no row is seen twice or skipped. Opaque to clients (base64url JSON) so that it can change.
+ * The keyset cursor: the id of the last contact of the previous page, and the query the listing
+ * was asked (its filters and page size). A listing walks the caller's contacts by id, so rows
+ * inserted meanwhile land after it or are already behind it: no row is seen twice or skipped.
+ * The query travels with it, as the change feed's cursors carry theirs: a client that sends the
+ * cursor alone gets the next page of the same listing, not of an unfiltered one. Opaque to
+ * clients (base64url JSON) so that it can change.
  */
 export interface ListCursor {
   after_id: number;
+  /** Absent in the cursors of releases before it travelled (`{"a":n}`), which are still taken. */
+  query?: ListedQuery;
+}
+
+/** What a listing asks, with the page size it was given or the default. */
+export interface ListedQuery {
+  limit: number;
+  q?: string;
+  group_id?: number;
+  updated_since?: Date;
 }
 
 export function encodeCursor(cursor: ListCursor): string {
-  return Buffer.from(JSON.stringify({ a: cursor.after_id })).toString('base64url');
+  const query = cursor.query;
+  const payload = query
+    ? {
+        k: 'l',
+        a: cursor.after_id,
+        l: query.limit,
+        ...(query.q !== undefined ? { q: query.q } : {}),
+        ...(query.group_id !== undefined ? { g: query.group_id } : {}),
+        ...(query.updated_since !== undefined ? { u: query.updated_since.toISOString() } : {}),
+      }
+    : { a: cursor.after_id };
+  return Buffer.from(JSON.stringify(payload)).toString('base64url');
 }
 
+const isRowIdOrZero = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= MAX_ROW_ID;
+
 export function decodeCursor(value: string): ListCursor | undefined {
+  let parsed: Record<string, unknown>;
   try {
-    const parsed: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
-    // Exactly the listing's one key: the change feed's cursors carry `a` too, and more.
-    if (typeof parsed !== 'object' || parsed === null || Object.keys(parsed).join() !== 'a') return undefined;
-    const id = (parsed as { a: unknown }).a;
-    // 0 (before the first row) or a row id: a larger one is no cursor of ours.
-    return typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 && id <= MAX_ROW_ID
-      ? { after_id: id }
-      : undefined;
+    const json: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
+    if (typeof json !== 'object' || json === null || Array.isArray(json)) return undefined;
+    parsed = json as Record<string, unknown>;
   } catch {
     return undefined;
   }
+  // 0 (before the first row) or a row id: a larger one is no cursor of ours.
+  if (!isRowIdOrZero(parsed.a)) return undefined;
+  // An earlier release's: the id alone (the change feed's cursors carry `a` too, and more).
+  if (Object.keys(parsed).join() === 'a') return { after_id: parsed.a };
+  // The change feed's cursors are of another kind (`k`), and are refused here.
+  if (parsed.k !== 'l' || Object.keys(parsed).some((key) => !'kalqgu'.includes(key))) return undefined;
+  const { l: limit, q, g: groupId, u: updatedSince } = parsed;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) return undefined;
+  if (q !== undefined && (typeof q !== 'string' || q.length > 255)) return undefined;
+  if (groupId !== undefined && !(isRowIdOrZero(groupId) && groupId > 0)) return undefined;
+  const since = typeof updatedSince === 'string' ? new Date(updatedSince) : undefined;
+  if (updatedSince !== undefined && (since === undefined || Number.isNaN(since.getTime()))) return undefined;
+  return {
+    after_id: parsed.a,
+    query: {
+      limit,
+      ...(q !== undefined ? { q } : {}),
+      ...(groupId !== undefined ? { group_id: groupId } : {}),
+      ...(since !== undefined ? { updated_since: since } : {}),
+    },
+  };
 }
 
 const oneValue = (field: string) => z.string({ error: `The ${field} parameter must be given once.` }).trim();
@@ -56,7 +100,9 @@ export const listContactsQueryV4 = z.object({
       return cursor;
     })
     .optional()
-    .describe('The next_cursor of the previous page.'),
+    .describe(
+      'The next_cursor of the previous page. It carries the query it was issued for (q, group_id, updated_since, limit): send it alone, or with the same filters (a different one → 422); `limit` may change between pages.',
+    ),
   q: oneValue('q')
     .max(255, 'The search must not be greater than 255 characters.')
     .optional()
@@ -76,6 +122,39 @@ export const listContactsQueryV4 = z.object({
 });
 
 export type ListContactsQueryV4 = z.output<typeof listContactsQueryV4>;
+
+const sameValue = (a: unknown, b: unknown) =>
+  a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b;
+
+/**
+ * The listing a request asks for: its own query, or with a cursor the cursor's, which a filter
+ * sent beside it must repeat (`limit` may change between pages). Field errors when a filter
+ * differs: the cursor belongs to another listing.
+ */
+export function listedQueryOf(
+  request: ListContactsQueryV4,
+): { ok: true; query: ListedQuery; afterId?: number } | { ok: false; fields: Record<string, string[]> } {
+  const { cursor, limit, ...filters } = request;
+  const carried = cursor?.query;
+  if (!cursor) return { ok: true, query: { limit: limit ?? DEFAULT_LIST_LIMIT, ...filters } };
+  if (!carried)
+    return { ok: true, query: { limit: limit ?? DEFAULT_LIST_LIMIT, ...filters }, afterId: cursor.after_id };
+  const differing = (['q', 'group_id', 'updated_since'] as const).filter(
+    (name) => filters[name] !== undefined && !sameValue(filters[name], carried[name]),
+  );
+  if (differing.length > 0) {
+    return {
+      ok: false,
+      fields: {
+        cursor: [
+          `The cursor belongs to a listing with another ${differing.join(', ')}; send the cursor alone (it carries ` +
+            'its query), or start again without it.',
+        ],
+      },
+    };
+  }
+  return { ok: true, query: { ...carried, limit: limit ?? carried.limit }, afterId: cursor.after_id };
+}
 
 export const contactListV4Meta = z.object({
   next_cursor: z.string().nullable(),

@@ -5,11 +5,11 @@ import {
   contactListV4Meta,
   contactUpdateV4,
   contactV4,
-  DEFAULT_LIST_LIMIT,
   deleteContactsResultV4,
   deleteContactsV4,
   encodeCursor,
   listContactsQueryV4,
+  listedQueryOf,
   MAX_DELETE_IDS,
   toContactV4,
   v4InputToChanges,
@@ -22,7 +22,7 @@ import { contactsOfAnswer, writeOncePerKey } from '../../domain/idempotent-write
 import { fixedPathsFirst } from '../../http/allowed-methods';
 import { parseBody } from '../../http/body';
 import { readContactInput } from '../../http/contact-input';
-import { ApiError } from '../../http/errors';
+import { ApiError, validationFailed } from '../../http/errors';
 import { etagOf, etagOfJson, readPrecondition, writePrecondition } from '../../http/etag';
 import { koaGuard } from '../../http/guard';
 import {
@@ -81,19 +81,21 @@ export function contactRoutes({ db, publicUrl, read, write, rateLimit }: RouteDe
     },
   });
   router.get('/v4/contacts', read, rateLimit, list.middleware, async (ctx) => {
-    const { limit = DEFAULT_LIST_LIMIT, cursor, q, group_id, updated_since } = list.of(ctx).query;
+    const listed = listedQueryOf(list.of(ctx).query);
+    if (!listed.ok) throw validationFailed(listed.fields);
+    const { query, afterId } = listed;
     const { records, hasMore } = await listContacts(db, callerOf(ctx).memberId, {
-      limit,
-      ...(cursor ? { afterId: cursor.after_id } : {}),
-      ...(q ? { search: q } : {}),
-      ...(group_id !== undefined ? { groupId: group_id } : {}),
-      ...(updated_since ? { updatedSince: updated_since } : {}),
+      limit: query.limit,
+      ...(afterId !== undefined ? { afterId } : {}),
+      ...(query.q ? { search: query.q } : {}),
+      ...(query.group_id !== undefined ? { groupId: query.group_id } : {}),
+      ...(query.updated_since ? { updatedSince: query.updated_since } : {}),
     });
     const last = records.at(-1);
     ctx.set('Cache-Control', 'private, no-cache');
     ctx.body = {
       data: records.map(serialize),
-      meta: { next_cursor: hasMore && last ? encodeCursor({ after_id: last.id }) : null, limit },
+      meta: { next_cursor: hasMore && last ? encodeCursor({ after_id: last.id, query }) : null, limit: query.limit },
     };
   });
 
