@@ -26,6 +26,7 @@ import { readBearer } from './http/bearer';
 import { apiCors } from './http/cors';
 import { errorEnvelopeOf, errorRenderer } from './http/errors';
 import { invalidTokenLimit } from './http/invalid-token-limit';
+import { noSniff } from './http/no-sniff';
 import { type RegisteredRoute, registeredRoutes } from './http/openapi-paths';
 import { asRateLimit, perTokenRateLimit } from './http/rate-limit';
 import type { RouteDependencies } from './routes/context';
@@ -72,6 +73,7 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
   const janitor = startJanitor(db, config.janitor, logger);
   janitorMetrics(metrics.registry, janitor);
   app.use(requestLogging(logger));
+  app.use(noSniff);
   app.use(metrics.middleware);
   app.use(
     healthEndpoints(SERVICE_NAMES.contactsApi, {

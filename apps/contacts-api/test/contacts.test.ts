@@ -341,6 +341,17 @@ describe('GET /v4/contacts', () => {
     expect(seen).toEqual([...seen].sort((a, b) => a - b));
   });
 
+  it('marks every answer nosniff: a page, an error, the vCard export, no token at all', async () => {
+    const answers = [
+      await world.client.request('/v4/contacts'),
+      await world.client.request('/v4/contacts?limit=0'),
+      await world.client.request('/v4/contacts/export'),
+      await fetch(`${world.stack.apiUrl}/v4/contacts`),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 422, 200, 401]);
+    for (const answer of answers) expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
   it('carries the query in the cursor: sent alone it pages the same listing; with another filter it is refused', async () => {
     const pager = await aClient(world.stack);
     const group = await aGroup(world.stack.db, [pager.member]);

@@ -25,6 +25,9 @@ describe('contact images', () => {
     expect(image.status).toBe(200);
     expect(image.headers.get('content-type')).toBe('image/png');
     expect(image.headers.get('cache-control')).toContain('private');
+    // Opened on its own in a browser, it runs nothing, whatever rides after the picture.
+    expect(image.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
+    expect(image.headers.get('x-content-type-options')).toBe('nosniff');
     const etag = image.headers.get('etag')!;
     expect(Buffer.from(await image.arrayBuffer()).equals(PNG)).toBe(true);
     expect(
@@ -47,9 +50,14 @@ describe('contact images', () => {
     expect(await world.stack.db('contact_images').where({ contact_id: data.id })).toHaveLength(0);
   });
 
-  it("answers 404 for a contact without an image, and for another member's image", async () => {
+  it("answers 404 saying which: a contact without an image, no such contact (another member's)", async () => {
     const { body } = await world.client.json<One>('/v4/contacts', { method: 'POST', json: { name: 'Plain' } });
-    expect((await world.client.request(`/v4/contacts/${body.data.id}/image`)).status).toBe(404);
+    const plain = await world.client.json<{ error: { message: string } }>(`/v4/contacts/${body.data.id}/image`);
+    expect(plain.status).toBe(404);
+    expect(plain.body.error.message).toBe('This contact has no image.');
+    const missing = await world.client.json<{ error: { message: string } }>('/v4/contacts/2000000000/image');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.message).toBe('No such contact.');
     const withImage = (await (
       await world.client.request('/v4/contacts', {
         method: 'POST',
@@ -57,7 +65,9 @@ describe('contact images', () => {
       })
     ).json()) as One;
     const stranger = await aClient(world.stack);
-    expect((await stranger.request(`/v4/contacts/${withImage.data.id}/image`)).status).toBe(404);
+    const theirs = await stranger.json<{ error: { message: string } }>(`/v4/contacts/${withImage.data.id}/image`);
+    expect(theirs.status).toBe(404);
+    expect(theirs.body.error.message).toBe('No such contact.');
   });
 
   it("serves a group guest's image to the group's members through the group, and to nobody else", async () => {
@@ -92,7 +102,11 @@ describe('contact images', () => {
     expect((await fellow.request(`/v4/contacts/${guestId}/image`)).status).toBe(404);
     expect((await outsider.request(`/v4/groups/${group.id}/guests/${guestId}/image`)).status).toBe(403);
     const otherGroup = await aGroup(world.stack.db, [fellow.member]);
-    expect((await fellow.request(`/v4/groups/${otherGroup.id}/guests/${guestId}/image`)).status).toBe(404);
+    const elsewhere = await fellow.json<{ error: { message: string } }>(
+      `/v4/groups/${otherGroup.id}/guests/${guestId}/image`,
+    );
+    expect(elsewhere.status).toBe(404);
+    expect(elsewhere.body.error.message).toBe('No such guest of this group.');
     expect((await fellow.request(`/v4/groups/${group.id}/guests/abc/image`)).status).toBe(404);
   });
 

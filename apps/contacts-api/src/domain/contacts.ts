@@ -1,5 +1,4 @@
 import {
-  type ContactImage,
   type ContactRecord,
   contactRecordPages,
   type Database,
@@ -12,6 +11,7 @@ import {
   findGroupGuestImage,
   findMemberById,
   findOwnedContactIdByEmail,
+  type ImageLookup,
   insertContact,
   insertContactRecord,
   insertContactRecords,
@@ -275,7 +275,7 @@ export async function findGroupGuestImageFor(
   memberId: number,
   groupId: number,
   contactId: number,
-): Promise<ContactImage | undefined> {
+): Promise<ImageLookup> {
   await requireGroupMember(db, memberId, groupId);
   return findGroupGuestImage(db, groupId, contactId);
 }

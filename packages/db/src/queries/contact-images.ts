@@ -41,21 +41,20 @@ export async function deleteContactImage(db: Queryable, contactId: number): Prom
   return deleted > 0;
 }
 
-/** The image of one of the owner's contacts; undefined when the contact is not theirs or has none. */
-export async function findOwnedContactImage(
-  db: Queryable,
-  ownerId: number,
-  contactId: number,
-): Promise<ContactImage | undefined> {
+/**
+ * What a request for a contact's image finds: undefined when the contact is not one the caller
+ * may see (no such contact); else the contact's image, undefined when it has none. Both in one
+ * query, so that a 404 can say which.
+ */
+export type ImageLookup = { image: ContactImage | undefined } | undefined;
+
+/** The image of one of the owner's contacts. */
+export async function findOwnedContactImage(db: Queryable, ownerId: number, contactId: number): Promise<ImageLookup> {
   return imageOfContactWhere(db, contactId, { 'c.owner_id': ownerId });
 }
 
-/** The image of a contact linked to the group (one of its guests); undefined when it is not a guest there or has none. */
-export async function findGroupGuestImage(
-  db: Queryable,
-  groupId: number,
-  contactId: number,
-): Promise<ContactImage | undefined> {
+/** The image of a contact linked to the group (one of its guests). */
+export async function findGroupGuestImage(db: Queryable, groupId: number, contactId: number): Promise<ImageLookup> {
   return imageOfContactWhere(db, contactId, { 'c.group_id': groupId });
 }
 
@@ -64,9 +63,18 @@ async function imageOfContactWhere(
   db: Queryable,
   contactId: number,
   condition: { 'c.owner_id': number } | { 'c.group_id': number },
-): Promise<ContactImage | undefined> {
-  return db('contact_images as ci')
-    .join('contacts as c', 'c.id', 'ci.contact_id')
-    .where({ ...condition, 'ci.contact_id': contactId })
-    .first<ContactImage | undefined>('ci.*');
+): Promise<ImageLookup> {
+  const row = await db('contacts as c')
+    .leftJoin('contact_images as ci', 'ci.contact_id', 'c.id')
+    .where({ ...condition, 'c.id': contactId })
+    .first<(Omit<ContactImage, 'contact_id'> & { contact_id: number | null }) | undefined>(
+      'ci.contact_id',
+      'ci.content_type',
+      'ci.size',
+      'ci.sha256',
+      'ci.bytes',
+      'ci.created_at',
+    );
+  if (row === undefined) return undefined;
+  return { image: row.contact_id === null ? undefined : (row as ContactImage) };
 }

@@ -1,4 +1,4 @@
-import { type ContactImage, type ContactRecord, findOwnedContactImage } from '@contacts/db';
+import { type ContactRecord, findOwnedContactImage, type ImageLookup } from '@contacts/db';
 import { toContactV4 } from '@contacts/schemas';
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
@@ -53,7 +53,7 @@ export function imageRoutes({ db, publicUrl, read, write, rateLimit }: RouteDepe
     responses: imageResponses('No such contact, or it has no image.'),
   });
   router.get('/v4/contacts/:id/image', read, rateLimit, image.middleware, async (ctx) => {
-    answerWithImage(ctx, await findOwnedContactImage(db, callerOf(ctx).memberId, pathId(ctx)));
+    answerWithImage(ctx, await findOwnedContactImage(db, callerOf(ctx).memberId, pathId(ctx)), 'No such contact.');
   });
 
   const removed = koaGuard({
@@ -107,12 +107,15 @@ export function imageRoutes({ db, publicUrl, read, write, rateLimit }: RouteDepe
   });
   router.get('/v4/groups/:id/guests/:contact_id/image', read, rateLimit, guestImage.middleware, async (ctx) => {
     const { memberId } = callerOf(ctx);
-    answerWithImage(ctx, await findGroupGuestImageFor(db, memberId, pathId(ctx), pathId(ctx, 'contact_id')));
+    const found = await findGroupGuestImageFor(db, memberId, pathId(ctx), pathId(ctx, 'contact_id'));
+    answerWithImage(ctx, found, 'No such guest of this group.');
   });
   return router;
 }
 
-function answerWithImage(ctx: Context, stored: ContactImage | undefined): void {
+function answerWithImage(ctx: Context, found: ImageLookup, noSuchContact: string): void {
+  if (!found) throw new ApiError(404, 'not_found', noSuchContact);
+  const stored = found.image;
   if (!stored) throw new ApiError(404, 'not_found', 'This contact has no image.');
   const etag = `"${stored.sha256}"`;
   ctx.set({
@@ -121,6 +124,8 @@ function answerWithImage(ctx: Context, stored: ContactImage | undefined): void {
     'Cache-Control': 'private, no-cache',
     'X-Content-Type-Options': 'nosniff',
     'Content-Disposition': 'inline',
+    // [security] Opened on its own, the image runs nothing: whatever bytes ride after the picture.
+    'Content-Security-Policy': "default-src 'none'; sandbox",
   });
   // Not ctx.fresh: it treats a request carrying Cache-Control: no-cache as stale, and fetch()
   // adds exactly that header to every request it sends with If-None-Match. RFC 9110 §13.1.2:
