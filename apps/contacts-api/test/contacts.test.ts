@@ -142,6 +142,22 @@ describe('POST /v4/contacts', () => {
     expect((await writer.json<One>(`/v4/contacts/${existing}`)).body.data.join_date).toBe('2020-01-01');
   });
 
+  it.each(['[1,2]', '[]', '"x"', 'null', '42'])(
+    'refuses the JSON body %s with 400: no route takes anything but an object',
+    async (body) => {
+      const response = await world.client.request('/v4/contacts', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as Failure).error).toEqual({
+        code: 'bad_request',
+        message: 'The body is not a JSON object.',
+      });
+    },
+  );
+
   it('refuses malformed JSON with 400, never 500', async () => {
     const response = await world.client.request('/v4/contacts', {
       method: 'POST',

@@ -58,16 +58,18 @@ async function read(ctx: Context, fileFields: readonly string[]): Promise<Parsed
   );
 }
 
-/** JSON text opening with an object or an array (nothing else is a body), whitespace aside. */
-const OBJECT_OR_ARRAY = /^[ \t\n\r]*[[{]/;
+/** JSON text opening with an object (nothing else is a body of this API), whitespace aside. */
+const OBJECT = /^[ \t\n\r]*\{/;
 
 /**
- * A JSON body: an object or an array; empty text is an empty object. A `__proto__` key is refused
- * (bourne), so that no later merge of the fields can reach Object.prototype.
+ * A JSON body: an object; empty text is an empty object. Anything else (an array, a string,
+ * null) is no body of any route here: 400, as malformed JSON is, rather than a 422 whose field
+ * key could only name the body as a whole. A `__proto__` key is refused (bourne), so that no
+ * later merge of the fields can reach Object.prototype.
  */
 function parseJson(text: string): unknown {
   if (text === '') return {};
-  if (!OBJECT_OR_ARRAY.test(text)) throw new ApiError(400, 'bad_request', 'The body is not a JSON object.');
+  if (!OBJECT.test(text)) throw new ApiError(400, 'bad_request', 'The body is not a JSON object.');
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
