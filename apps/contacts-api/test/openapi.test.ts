@@ -5,6 +5,7 @@ import {
   MAX_DELETE_IDS,
   MAX_IMAGE_BYTES,
   MAX_LIST_LIMIT,
+  MAX_OAUTH_BODY_BYTES,
   megabytes,
 } from '@contacts/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -130,6 +131,17 @@ describe('OpenAPI document', () => {
         .filter((path) => path.startsWith('/oauth/'))
         .sort(),
     ).toEqual(['/oauth/introspect', '/oauth/revoke', '/oauth/token']);
+  });
+
+  it("documents every answer the auth server's OAuth endpoints give (their tests: apps/auth rate-limits, database-outage)", () => {
+    const responses = (path: string) =>
+      (document.paths[path] as unknown as { post: { responses: Record<string, JsonObject> } }).post.responses;
+    expect(Object.keys(responses('/oauth/token')).sort()).toEqual(['200', '400', '401', '413', '429', '503']);
+    for (const path of ['/oauth/introspect', '/oauth/revoke'])
+      expect(Object.keys(responses(path)).sort()).toEqual(['200', '400', '401', '413', '503']);
+    expect(responses('/oauth/token')['401']).toMatchObject({ headers: { 'WWW-Authenticate': expect.any(Object) } });
+    expect(responses('/oauth/token')['429']).toMatchObject({ headers: { 'Retry-After': expect.any(Object) } });
+    expect(JSON.stringify(responses('/oauth/revoke')['413'])).toContain(`${MAX_OAUTH_BODY_BYTES / 1024} KiB`);
   });
 
   it('states the limits the code enforces', () => {

@@ -9,6 +9,12 @@ export const MAX_IMAGE_BYTES = 12 * 1024 * 1024;
 /** The largest page of a contact listing (v4 `limit`, v3 `{limit}`). */
 export const MAX_LIST_LIMIT = 1000;
 
+/**
+ * The largest body the auth server's OAuth endpoints read: oidc-provider's own limit
+ * (selective_body.js), answered as a 413 that says so (apps/auth/src/http/token-request-body.ts).
+ */
+export const MAX_OAUTH_BODY_BYTES = 56 * 1024;
+
 /** The most contact ids one DELETE /v4/contacts may name. */
 export const MAX_DELETE_IDS = 1000;
 

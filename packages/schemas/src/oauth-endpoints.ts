@@ -4,6 +4,8 @@
  * endpoints (served by apps/auth, under the same public URL). Kept apart from the generated
  * contacts operations because these routes belong to oidc-provider, not to the contacts API.
  */
+import { MAX_OAUTH_BODY_BYTES } from './limits';
+
 type JsonObject = Record<string, unknown>;
 
 /** Every scope a token can carry, with what it allows. */
@@ -89,7 +91,7 @@ const oauthError = {
     error: {
       type: 'string',
       description:
-        'RFC 6749 §5.2 code: invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type or invalid_scope.',
+        "RFC 6749 §5.2 code: invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type or invalid_scope; or this server's rate_limited (429) and temporarily_unavailable (503).",
     },
     error_description: { type: 'string' },
   },
@@ -129,10 +131,37 @@ const tokenRequest = form({
   },
 });
 
-const errorAnswer = (description: string) => ({
+const errorAnswer = (description: string, headers?: JsonObject) => ({
   description,
+  ...(headers ? { headers } : {}),
   content: { 'application/json': { schema: oauthError } },
 });
+
+const seconds = (description: string) => ({ description, schema: { type: 'integer', minimum: 0 } });
+
+/** What every one of the three endpoints may also answer, besides its own. */
+const sharedAnswers = {
+  '401': errorAnswer('invalid_client: unknown client or wrong secret.', {
+    'WWW-Authenticate': {
+      description: 'A Basic challenge naming the error (RFC 9110 §11.6.1), however the credentials were sent.',
+      schema: { type: 'string' },
+    },
+  }),
+  '413': errorAnswer(`invalid_request: the request body is larger than ${MAX_OAUTH_BODY_BYTES / 1024} KiB.`),
+  '503': errorAnswer('temporarily_unavailable: the database cannot be reached; try again after Retry-After.', {
+    'Retry-After': seconds('Seconds to wait (5).'),
+  }),
+};
+
+const tokenRateLimited = errorAnswer(
+  'rate_limited: too many token requests for this client from this address in the window (TOKEN_RATE_LIMIT, README: Rate limits); try again after Retry-After.',
+  {
+    'Retry-After': seconds('Seconds until the window resets.'),
+    'RateLimit-Limit': seconds('Requests allowed per window.'),
+    'RateLimit-Remaining': seconds('Requests left in this window (0).'),
+    'RateLimit-Reset': seconds('Seconds until the window resets.'),
+  },
+);
 
 /** The token, introspection and revocation endpoints, as OpenAPI path items. */
 export function oauthPaths(): Record<string, JsonObject> {
@@ -189,7 +218,8 @@ export function oauthPaths(): Record<string, JsonObject> {
           '400': errorAnswer(
             'invalid_request, invalid_grant (unknown, expired or spent code or refresh token — a spent refresh token revokes the whole grant), unsupported_grant_type or invalid_scope.',
           ),
-          '401': errorAnswer('invalid_client: unknown client or wrong secret.'),
+          ...sharedAnswers,
+          '429': tokenRateLimited,
         },
       },
     },
@@ -226,7 +256,7 @@ export function oauthPaths(): Record<string, JsonObject> {
             },
           },
           '400': errorAnswer('invalid_request: no token.'),
-          '401': errorAnswer('invalid_client: unknown client or wrong secret.'),
+          ...sharedAnswers,
         },
       },
     },
@@ -240,7 +270,7 @@ export function oauthPaths(): Record<string, JsonObject> {
         responses: {
           '200': { description: 'Revoked, or there was nothing to revoke (RFC 7009 §2.2).' },
           '400': errorAnswer('invalid_request: no token.'),
-          '401': errorAnswer('invalid_client: unknown client or wrong secret.'),
+          ...sharedAnswers,
         },
       },
     },

@@ -1,3 +1,4 @@
+import { MAX_OAUTH_BODY_BYTES } from '@contacts/schemas';
 import type { Context, Next } from 'koa';
 import type Provider from 'oidc-provider';
 
@@ -20,7 +21,7 @@ import type Provider from 'oidc-provider';
  */
 
 /** oidc-provider's own limit for a request body (selective_body.js). */
-const MAX_BODY = 56 * 1024;
+const MAX_BODY = MAX_OAUTH_BODY_BYTES;
 
 /** A body over MAX_BODY: 413, saying so, rather than the provider's "failed to parse the request body". */
 class BodyTooLarge extends Error {}
