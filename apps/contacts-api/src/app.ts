@@ -15,7 +15,7 @@ import Koa, { type Middleware } from 'koa';
 import compose from 'koa-compose';
 import { Authenticator } from './auth/authenticator';
 import { introspectionClient, introspectionCredentialsCheck } from './auth/introspection';
-import { type Access, requireAccess } from './auth/middleware';
+import { type Access, requireAccess, withRequiredScope } from './auth/middleware';
 import { listenForRevocations } from './auth/revocation-listener';
 import { senderConstraint } from './auth/sender-constraint';
 import { TokenCache } from './auth/token-cache';
@@ -90,7 +90,7 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
     : undefined;
   const access = (needed: Access): Middleware => {
     const check = requireAccess(authenticator, needed, logger, constraint);
-    return invalidTokens ? asRateLimit(compose([invalidTokens, check])) : check;
+    return withRequiredScope(invalidTokens ? asRateLimit(compose([invalidTokens, check])) : check, needed);
   };
   const dependencies: RouteDependencies = {
     db,

@@ -1,9 +1,14 @@
 import { Router } from '@koa/router';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { withRequiredScope } from '../src/auth/middleware';
 import { koaGuard } from '../src/http/guard';
 import { openApiPaths, registeredRoutes } from '../src/http/openapi-paths';
 import { asRateLimit } from '../src/http/rate-limit';
+
+/** Stand-ins for the access checks app.ts builds, marked with the scope each requires. */
+const reads = withRequiredScope((_ctx, next) => next(), 'read');
+const writes = withRequiredScope((_ctx, next) => next(), 'write');
 
 const guarded = (operationId: string, scope: 'contacts:read' | 'contacts:write') =>
   koaGuard({
@@ -18,8 +23,8 @@ const guarded = (operationId: string, scope: 'contacts:read' | 'contacts:write')
 describe('openApiPaths', () => {
   it('documents each guarded route from its contract, path parameters shared on the path', () => {
     const router = new Router();
-    router.get('/v4/things/:id', guarded('getThing', 'contacts:read'), () => {});
-    router.delete('/v4/things/:id', guarded('deleteThing', 'contacts:write'), () => {});
+    router.get('/v4/things/:id', reads, guarded('getThing', 'contacts:read'), () => {});
+    router.delete('/v4/things/:id', writes, guarded('deleteThing', 'contacts:write'), () => {});
     const paths = openApiPaths(registeredRoutes([router]));
     expect(Object.keys(paths)).toEqual(['/v4/things/{id}']);
     const item = paths['/v4/things/{id}'] as Record<string, Record<string, unknown>>;
@@ -41,7 +46,7 @@ describe('openApiPaths', () => {
 
   it('marks v3 operations deprecated, with the deprecation headers on every answer', () => {
     const router = new Router();
-    router.get('/v3/things/:id', guarded('getThingV3', 'contacts:read'), () => {});
+    router.get('/v3/things/:id', reads, guarded('getThingV3', 'contacts:read'), () => {});
     const operation = (
       openApiPaths(registeredRoutes([router]))['/v3/things/{id}'] as Record<string, Record<string, unknown>>
     ).get;
@@ -53,6 +58,35 @@ describe('openApiPaths', () => {
         expect.arrayContaining(['Deprecation', 'Sunset', 'Link']),
       );
     }
+  });
+
+  it('refuses a route whose guard declares another scope than its access check requires', () => {
+    const router = new Router();
+    router.get('/v4/things/:id', writes, guarded('getThing', 'contacts:read'), () => {});
+    expect(() => registeredRoutes([router])).toThrow(
+      'GET /v4/things/{id} declares the scope contacts:read but its access check requires contacts:write.',
+    );
+    const unchecked = new Router();
+    unchecked.get('/v4/things/:id', guarded('getThing', 'contacts:read'), () => {});
+    expect(() => registeredRoutes([unchecked])).toThrow('its access check requires none');
+  });
+
+  it('refuses a fixed path registered after a parameter path that answers it first', () => {
+    const router = new Router();
+    router.get('/v4/things/:id', reads, guarded('getThing', 'contacts:read'), () => {});
+    router.get('/v4/things/count', reads, guarded('countThings', 'contacts:read'), () => {});
+    expect(() => registeredRoutes([router])).toThrow(
+      'GET /v4/things/count is registered after GET /v4/things/{id}, which answers it first: register it before.',
+    );
+    const before = new Router();
+    before.get('/v4/things/count', reads, guarded('countThings', 'contacts:read'), () => {});
+    before.get('/v4/things/:id', reads, guarded('getThing', 'contacts:read'), () => {});
+    before.get('/v4/things/:id/parts', reads, guarded('getParts', 'contacts:read'), () => {});
+    expect(registeredRoutes([before]).map((route) => route.path)).toEqual([
+      '/v4/things/count',
+      '/v4/things/{id}',
+      '/v4/things/{id}/parts',
+    ]);
   });
 
   it('refuses to document a route without a guard', () => {
@@ -75,9 +109,9 @@ describe('openApiPaths', () => {
         body: z.object({ name: z.string() }),
         responses: { 200: { description: 'Done.' }, 413: { description: 'The image is too large.' } },
       }).middleware;
-    router.post('/v4/things', rateLimit, write('createThing'), () => {});
-    router.post('/v3/things', write('createThingV3'), () => {});
-    router.get('/v4/things/:id', rateLimit, guarded('getThing', 'contacts:read'), () => {});
+    router.post('/v4/things', writes, rateLimit, write('createThing'), () => {});
+    router.post('/v3/things', writes, write('createThingV3'), () => {});
+    router.get('/v4/things/:id', reads, rateLimit, guarded('getThing', 'contacts:read'), () => {});
     const paths = openApiPaths(registeredRoutes([router])) as Record<
       string,
       Record<string, { responses: Record<string, { description: string; headers?: object; content?: object }> }>

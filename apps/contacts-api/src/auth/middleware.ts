@@ -19,6 +19,24 @@ export type Access = 'read' | 'write';
 
 const SCOPE_FOR: Record<Access, string> = { read: 'contacts:read', write: 'contacts:write' };
 
+/** The access checks of the routes, by the scope each requires (see withRequiredScope). */
+const requiredScopes = new WeakMap<Middleware, string>();
+
+/**
+ * Marks the middleware that checks a route's token as requiring `access`'s scope, so that the
+ * routes' registry can hold each route's declared scope (its guard, which the OpenAPI document
+ * shows) to the one actually checked: written twice, the two could otherwise drift apart unseen.
+ */
+export function withRequiredScope(middleware: Middleware, access: Access): Middleware {
+  requiredScopes.set(middleware, SCOPE_FOR[access]);
+  return middleware;
+}
+
+/** The scope `middleware` requires when it is a route's access check (withRequiredScope). */
+export function scopeRequiredBy(middleware: unknown): string | undefined {
+  return typeof middleware === 'function' ? requiredScopes.get(middleware as Middleware) : undefined;
+}
+
 export function hasAccess(scopes: readonly string[], access: Access): boolean {
   return scopesGrant(scopes, SCOPE_FOR[access]);
 }

@@ -1,6 +1,7 @@
 import { openApiSchema, requiresScope, V3_TAG, V4_TAG } from '@contacts/schemas';
 import type { Router } from '@koa/router';
 import { z } from 'zod';
+import { scopeRequiredBy } from '../auth/middleware';
 import { contractOf, type ResponseContract, type RouteContract } from './guard';
 import { isRateLimit } from './rate-limit';
 import { bodyAnswers, RATE_LIMITED, type SharedAnswer } from './shared-answers';
@@ -26,18 +27,59 @@ export interface RegisteredRoute {
   rateLimited: boolean;
 }
 
-/** Every operation the routers answer (HEAD is implied by GET), with its guard's contract if it has one. */
+/**
+ * Every operation the routers answer (HEAD is implied by GET), with its guard's contract if it has
+ * one. A route whose guard declares another scope than its access check requires is refused: the
+ * document would promise one scope while the API checks another.
+ */
 export function registeredRoutes(routers: readonly Router[]): RegisteredRoute[] {
-  return routers.flatMap((router) =>
+  const routes = routers.flatMap((router) =>
     router.stack.flatMap((layer) => {
       const contract = layer.stack.map(contractOf).find((found) => found !== undefined);
       const rateLimited = layer.stack.some(isRateLimit);
       const path = layer.path.toString().replace(/:(\w+)/g, '{$1}');
+      const checked = layer.stack.map(scopeRequiredBy).find((scope) => scope !== undefined);
+      if (contract && contract.scope !== checked) {
+        throw new Error(
+          `${layer.methods.join('/')} ${path} declares the scope ${contract.scope} but its access check requires ${checked ?? 'none'}.`,
+        );
+      }
       return layer.methods
         .filter((method) => method !== 'HEAD')
         .map((method) => ({ method: method.toLowerCase(), path, contract, rateLimited }));
     }),
   );
+  refuseShadowedRoutes(routes);
+  return routes;
+}
+
+/**
+ * A route registered after another of the same method whose `{param}` path also matches its own
+ * (`GET /v4/contacts/count` after `GET /v4/contacts/{id}`) is never reached: the first one
+ * answers, and fixedPathsFirst makes every such request a 405. Refused here, at start.
+ */
+function refuseShadowedRoutes(routes: readonly RegisteredRoute[]): void {
+  routes.forEach((route, index) => {
+    const earlier = routes
+      .slice(0, index)
+      .find((other) => other.method === route.method && other.path !== route.path && matches(other.path, route.path));
+    if (earlier) {
+      const method = route.method.toUpperCase();
+      throw new Error(
+        `${method} ${route.path} is registered after ${method} ${earlier.path}, which answers it first: register it before.`,
+      );
+    }
+  });
+}
+
+/** Whether `pattern`'s route answers the requests for `path` (its parameters taken as any text). */
+function matches(pattern: string, path: string): boolean {
+  const segment = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+  const regex = pattern
+    .split(/(\{\w+\})/)
+    .map((part) => (/^\{\w+\}$/.test(part) ? '[^/]+' : segment(part)))
+    .join('');
+  return new RegExp(`^${regex}$`).test(path);
 }
 
 /** The document's paths for these routes (registeredRoutes()); a route without a guard is refused. */
