@@ -72,6 +72,13 @@ describe('a method an address does not take', () => {
     expect(await response.text()).toContain('This address does not answer this method.');
   });
 
+  it('asks before signing out at GET /logout (a link elsewhere must not sign anyone out): a form that posts there', async () => {
+    const response = await fetch(`${server.baseUrl}/logout`, { headers: BROWSER });
+    expect(response.status).toBe(200);
+    const page = await response.text();
+    expect(page).toMatch(/<form method="post" action="\/logout">[\s\S]*name="csrf"[\s\S]*>Sign out<\/button>/);
+  });
+
   it('is 405, not 501, for a method no router knows', async () => {
     const response = await fetch(`${server.baseUrl}/login`, { method: 'PROPFIND', headers: PROGRAM });
     expect(response.status).toBe(405);

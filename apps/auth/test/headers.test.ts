@@ -134,7 +134,11 @@ describe('page headers', () => {
         headers: { ...viaTls, cookie, 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ csrf, email: member.email, password: member.password }),
       });
-    expect((await forged(`csrf_seed=${seed}`)).status).toBe(403);
+    const refused = await forged(`csrf_seed=${seed}`);
+    expect(refused.status).toBe(403);
+    // A page of the site that says what happened and what to do, not bare text.
+    expect(refused.headers.get('content-type')).toContain('text/html');
+    expect(await refused.text()).toMatch(/<h1>This form has expired<\/h1>[\s\S]*reload the page and try again/);
     // The control: the same seed, where only this host could have put it, is accepted.
     expect((await forged(`__Host-csrf_seed=${seed}`)).status).toBe(303);
   });

@@ -102,7 +102,7 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
   const v3Router = contactRoutesV3(dependencies);
   const v4Routers = [
     // Before contactRoutes: /v4/contacts/changes, /batch, /export and /import also match
-    // /v4/contacts/:id (see fixedPathsFirst).
+    // /v4/contacts/:id (see fixedPathsFirst; registeredRoutes refuses the other order).
     batchRoutes(dependencies),
     vCardRoutes(dependencies),
     changeRoutes(dependencies, {

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context, Next } from 'koa';
+import { errorPage } from '../views/error';
 import { cookieNames } from './cookie-names';
 
 export interface CsrfState {
@@ -42,8 +43,11 @@ export async function verifyCsrf(ctx: Context, next: Next) {
   const body = ctx.request.body as Record<string, unknown> | undefined;
   if (!(ctx.state as CsrfState).csrfValid(body?.csrf)) {
     ctx.status = 403;
-    ctx.type = 'text/plain';
-    ctx.body = 'This form has expired or did not come from this site. Go back, reload the page and try again.';
+    ctx.type = 'html';
+    ctx.body = errorPage(
+      'This form has expired',
+      'It was open too long, or it did not come from this site. Go back, reload the page and try again.',
+    );
     return;
   }
   await next();

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { CsrfState } from '../http/csrf';
 import type { AuthServices } from '../services';
-import { signInPage } from '../views/sign-in';
+import { signInPage, signOutPage } from '../views/sign-in';
 import { formBody } from './form-body';
 import { signInFromForm } from './sign-in-form';
 
@@ -31,6 +31,11 @@ export function signInRoutes(services: AuthServices): Router {
     if (!member) return;
     ctx.status = 303;
     ctx.redirect(returnTo);
+  });
+
+  router.get('/logout', (ctx) => {
+    ctx.type = 'html';
+    ctx.body = signOutPage((ctx.state as CsrfState).csrfToken);
   });
 
   router.post('/logout', formBody, async (ctx) => {

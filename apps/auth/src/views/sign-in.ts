@@ -18,6 +18,25 @@ export interface SignInView {
 export const ACCOUNT_HELP =
   'No account yet, or forgotten your password? Ask the administrator of this site: they add members and set new passwords.';
 
+/**
+ * What a browser opening /logout gets: signing out is a POST (a link or an image on another
+ * site must not sign anyone out), so the address asks, with the form that does it.
+ */
+export function signOutPage(csrfToken: string): string {
+  return layout(
+    { title: 'Sign out' },
+    html`<div class="card">
+      <h1>Sign out</h1>
+      <p>Sign out of this site in this browser? Applications you authorized keep their access.</p>
+      <form method="post" action="/logout">
+        <input type="hidden" name="csrf" value="${csrfToken}">
+        <div class="actions"><button type="submit" class="primary">Sign out</button>
+          <a href="/settings/applications">Stay signed in</a></div>
+      </form>
+    </div>`,
+  );
+}
+
 export function signInPage(view: SignInView): string {
   return layout(
     { title: 'Sign in' },
