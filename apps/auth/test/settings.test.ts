@@ -75,6 +75,15 @@ describe('developer settings in the browser', () => {
     // The approval is listed under Authorized apps; revoking it kills the token at once.
     await page.goto(`${server.baseUrl}/settings/authorized-apps`);
     expect(await page.locator('main').innerText()).toContain('Card index');
+    // What it may do in the consent page's words, not the scope's name (`*`).
+    expect(await page.locator('td[data-label="Access"]').innerText()).toBe(
+      'Full access to your contacts: see, create, change and delete them',
+    );
+    // The security log names the application, not its client_id.
+    await page.goto(`${server.baseUrl}/settings/security`);
+    const authorized = page.locator('tr', { hasText: 'Authorized an application' });
+    expect(await authorized.locator('td[data-label="Application"]').innerText()).toBe('Card index');
+    await page.goto(`${server.baseUrl}/settings/authorized-apps`);
     await submit('button[aria-label="Revoke access of Card index"]');
     expect(page.url()).toBe(`${server.baseUrl}/settings/authorized-apps?notice=revoked`);
     expect(await page.locator('[role="status"]').innerText()).toContain("The application's access was revoked");

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { isRowId, listAuditEventsOf, type PublicMember } from '@contacts/db';
+import { isRowId, listAuditEventsOf, type PublicMember, SECURITY_LOG_LENGTH } from '@contacts/db';
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { CsrfState } from '../http/csrf';
@@ -246,7 +246,8 @@ export function settingsRoutes(services: AuthServices): Router {
   router.get('/security', async (ctx) => {
     ctx.type = 'html';
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = securityPage({ ...frame(ctx), events: await listAuditEventsOf(db, memberId(ctx)) });
+    const events = await listAuditEventsOf(db, memberId(ctx));
+    ctx.body = securityPage({ ...frame(ctx), events, length: SECURITY_LOG_LENGTH });
   });
 
   return router;

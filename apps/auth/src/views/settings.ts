@@ -217,7 +217,7 @@ export function authorizedAppsPage(view: SettingsFrame & { grants: MemberGrantRo
           ${view.grants.map(
             (
               grant,
-            ) => html`<tr><td data-label="Application">${grant.client_name}</td><td data-label="Access">${grant.scope}</td><td data-label="Since">${date(grant.granted_at)}</td>
+            ) => html`<tr><td data-label="Application">${grant.client_name}</td><td data-label="Access">${scopeWords(grant.scope)}</td><td data-label="Since">${date(grant.granted_at)}</td>
               <td data-label="Actions"><form method="post" action="/settings/authorized-apps/${grant.client_id}/revoke">
                 <input type="hidden" name="csrf" value="${view.csrfToken}">
                 <button type="submit" class="danger" aria-label="Revoke access of ${grant.client_name}">Revoke access</button></form></td></tr>`,
@@ -249,12 +249,24 @@ const EVENT_LABELS: Record<AuditEventName, string> = {
   'session.signed_out': 'Signed out a browser session',
 };
 
-export function securityPage(view: SettingsFrame & { events: AuditEventRow[] }): string {
+/** A granted scope string in the consent page's words ("*" means nothing to a member). */
+function scopeWords(scope: string): string {
+  return scope
+    .split(' ')
+    .filter(Boolean)
+    .map((name) => SCOPE_DESCRIPTIONS[name] ?? name)
+    .join('; ');
+}
+
+export function securityPage(
+  view: SettingsFrame & { events: Array<AuditEventRow & { client_name: string | null }>; length: number },
+): string {
   return frame(
     view,
     'security',
     'Security log',
     html`<section class="card">
+      ${view.events.length >= view.length ? html`<p class="hint">The latest ${view.length} events, newest first.</p>` : ''}
       ${
         view.events.length === 0
           ? html`<p>No security events yet.</p>`
@@ -263,7 +275,7 @@ export function securityPage(view: SettingsFrame & { events: AuditEventRow[] }):
             (
               event,
             ) => html`<tr><td data-label="When (UTC)">${event.created_at.toISOString().replace('T', ' ').slice(0, 19)}</td>
-              <td data-label="What">${EVENT_LABELS[event.event as AuditEventName] ?? event.event}</td><td data-label="Application">${event.client_id ?? ''}</td><td data-label="From">${event.ip ?? ''}</td></tr>`,
+              <td data-label="What">${EVENT_LABELS[event.event as AuditEventName] ?? event.event}</td><td data-label="Application">${event.client_name ?? event.client_id ?? ''}</td><td data-label="From">${event.ip ?? ''}</td></tr>`,
           )}</tbody></table>`
       }
     </section>`,

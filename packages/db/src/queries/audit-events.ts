@@ -16,6 +16,19 @@ export async function insertAuditEvent(db: Database, event: NewAuditEvent): Prom
   await db('audit_events').insert({ ...event, details: JSON.stringify(event.details) });
 }
 
-export async function listAuditEventsOf(db: Database, memberId: number, limit = 100): Promise<AuditEventRow[]> {
-  return db<AuditEventRow>('audit_events').where({ member_id: memberId }).orderBy('id', 'desc').limit(limit);
+/** How many of a member's latest events their security log shows. */
+export const SECURITY_LOG_LENGTH = 100;
+
+/** A member's latest events, newest first, each with its application's name when it is a registered one. */
+export async function listAuditEventsOf(
+  db: Database,
+  memberId: number,
+  limit = SECURITY_LOG_LENGTH,
+): Promise<Array<AuditEventRow & { client_name: string | null }>> {
+  return db('audit_events as a')
+    .leftJoin('oauth_clients as c', 'c.client_id', 'a.client_id')
+    .where({ 'a.member_id': memberId })
+    .orderBy('a.id', 'desc')
+    .limit(limit)
+    .select('a.*', 'c.name as client_name');
 }
