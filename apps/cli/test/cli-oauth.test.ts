@@ -108,6 +108,17 @@ describe('pnpm cli client and token commands', () => {
     expect(days).toBeGreaterThan(6.9);
     expect(days).toBeLessThanOrEqual(7);
 
+    // Stored as every issued scope string is: without a scope another already includes.
+    const wide = await runCli(
+      ['token', 'create', '--member', String(memberId), '--name', 'wide', '--scope', '* contacts:read'],
+      env,
+    );
+    const stored = await database
+      .db('personal_access_tokens')
+      .where({ id: (wide.json as { id: number }).id })
+      .first();
+    expect(stored.scopes).toEqual(['*']);
+
     const tooLong = await runCli(['token', 'create', '--member', String(memberId), '--name', 'x', '--days', '61'], env);
     expect(tooLong.code).toBe(2);
     const unknownScope = await runCli(

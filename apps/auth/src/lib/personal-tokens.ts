@@ -14,6 +14,7 @@ import {
   revokeOidcModels,
   tokenHash,
 } from '@contacts/db';
+import { withoutIncludedScopes } from '@contacts/schemas';
 import type Provider from 'oidc-provider';
 import { PERSONAL_ACCESS_CLIENT_ID } from '../provider/client-metadata';
 import { CONTACTS_API_RESOURCE, SUPPORTED_SCOPES } from '../provider/scopes';
@@ -168,7 +169,8 @@ function parseScopes(value: unknown): string[] {
   if (list.length === 0) throw new InputError('Choose at least one scope.', 'scopes');
   const unknown = list.filter((scope) => !SUPPORTED_SCOPES.includes(scope));
   if (unknown.length > 0) throw new InputError(`Unknown scope: ${unknown.join(', ')}.`, 'scopes');
-  return [...new Set(list)];
+  // As every issued scope string: none that another already includes (`* contacts:read` is `*`).
+  return withoutIncludedScopes([...new Set(list)]);
 }
 
 function parseDays(value: unknown): number {
