@@ -312,9 +312,9 @@ describe('pnpm start with a typo in a setting', () => {
     await writeFile(file, '');
     const run = await runLauncher({ DATA_DIR: path.join(file, 'data'), DATABASE_URL: 'postgres://127.0.0.1:1/none' });
     expect(run.stderr).toBe(
-      `pnpm start cannot start: the development secrets could not be kept in ${path.join(file, 'data', 'secrets.json')} ` +
-        '(ENOTDIR). Check that this folder is writable (DATA_DIR chooses another), or set COOKIE_KEYS, JWKS, ' +
-        'INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET.\n',
+      `pnpm start cannot start: the development secrets could not be kept in ${path.join(file, 'data', 'secrets.json')}: ` +
+        `${path.join(file, 'data')} is a file, or lies under one, not a folder (ENOTDIR). Choose a writable folder with ` +
+        'DATA_DIR, or set COOKIE_KEYS, JWKS, INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET.\n',
     );
     expect(run.code).toBe(1);
   });

@@ -21,3 +21,23 @@ export function makeDirectory(directory: string, mode?: number): void {
     }
   }
 }
+
+/** Why a folder could not be made or written, from the error's code, in words (the code kept for searching). */
+export function folderProblem(folder: string, code: string | undefined): string {
+  switch (code) {
+    case 'ENOTDIR':
+    case 'EEXIST':
+      return `${folder} is a file, or lies under one, not a folder (${code})`;
+    case 'EACCES':
+    case 'EPERM':
+      return `this user may not write in ${folder} (${code})`;
+    case 'EROFS':
+      return `${folder} is on a read-only file system (${code})`;
+    case 'ENOSPC':
+      return `the disk holding ${folder} is full (${code})`;
+    case 'ENOENT':
+      return `${folder} cannot be created there (${code})`;
+    default:
+      return `${folder} cannot be used (${code ?? 'unknown error'})`;
+  }
+}

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
-import { makeDirectory } from './directories';
+import { folderProblem, makeDirectory } from './directories';
 import { ConfigError, EnvironmentError, nodeEnvironmentFrom } from './env';
 import { jwksFrom } from './signing-keys';
 
@@ -130,8 +130,8 @@ async function developmentSecrets(dataDir: string): Promise<GeneratedSecrets> {
     const theirs = code === 'EEXIST' ? readKept(file) : undefined;
     if (theirs) return theirs;
     throw new EnvironmentError(
-      `the development secrets could not be kept in ${file} (${code ?? (error as Error).message}). Check that this ` +
-        'folder is writable (DATA_DIR chooses another), or set COOKIE_KEYS, JWKS, INTROSPECTION_CLIENT_ID and ' +
+      `the development secrets could not be kept in ${file}: ${folderProblem(dataDir, code ?? (error as Error).message)}. ` +
+        'Choose a writable folder with DATA_DIR, or set COOKIE_KEYS, JWKS, INTROSPECTION_CLIENT_ID and ' +
         'INTROSPECTION_CLIENT_SECRET.',
     );
   }

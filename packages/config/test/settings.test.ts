@@ -269,9 +269,9 @@ describe('shared secrets', () => {
     const loading = loadSharedSecrets({}, path.join(file, 'data'));
     await expect(loading).rejects.toThrow(EnvironmentError);
     await expect(loading).rejects.toThrow(
-      `the development secrets could not be kept in ${path.join(file, 'data', 'secrets.json')} (ENOTDIR). Check ` +
-        'that this folder is writable (DATA_DIR chooses another), or set COOKIE_KEYS, JWKS, INTROSPECTION_CLIENT_ID ' +
-        'and INTROSPECTION_CLIENT_SECRET.',
+      `the development secrets could not be kept in ${path.join(file, 'data', 'secrets.json')}: ` +
+        `${path.join(file, 'data')} is a file, or lies under one, not a folder (ENOTDIR). Choose a writable folder with ` +
+        'DATA_DIR, or set COOKIE_KEYS, JWKS, INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET.',
     );
   });
 });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { link, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { makeDirectory } from '@contacts/config';
+import { folderProblem, makeDirectory } from '@contacts/config';
 import type pg from 'pg';
 import { answeringConnection, waitForOtherCommands } from './command-presence';
 import { EmbeddedDatabaseError, initialiseCluster, planLayout, spawnPostmaster } from './embedded-postgres-process';
@@ -88,8 +88,9 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
     if (error instanceof EmbeddedDatabaseError) throw error;
     const { code, message } = error as NodeJS.ErrnoException;
     throw new EmbeddedDatabaseError(
-      `the embedded PostgreSQL could not start with its data under ${options.dataDir} (${code ?? message}). ` +
-        'Check that this folder is writable (DATA_DIR chooses another), or set DATABASE_URL to a PostgreSQL server of your own.',
+      `the embedded PostgreSQL could not start with its data under ${options.dataDir}: ` +
+        `${folderProblem(options.dataDir, code ?? message)}. Choose a writable folder with DATA_DIR, or set ` +
+        'DATABASE_URL to a PostgreSQL server of your own.',
     );
   }
 }
