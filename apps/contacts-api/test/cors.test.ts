@@ -54,8 +54,19 @@ function unexposed(response: Response): string[] {
     all.push(name);
   });
   const names = all.filter((name) => !SAFELISTED.has(name) && !name.startsWith('access-control-') && name !== 'vary');
-  // Connection-level headers are the HTTP server's, not the API's.
-  const api = names.filter((name) => !['connection', 'keep-alive', 'date', 'transfer-encoding'].includes(name));
+  // Connection-level headers are the HTTP server's, not the API's; the browser's own instructions
+  // (how to treat the body) are for the browser, not for a page's script.
+  const api = names.filter(
+    (name) =>
+      ![
+        'connection',
+        'keep-alive',
+        'date',
+        'transfer-encoding',
+        'x-content-type-options',
+        'content-security-policy',
+      ].includes(name),
+  );
   return api.filter((name) => !exposed(response).includes(name));
 }
 

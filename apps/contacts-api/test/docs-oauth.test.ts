@@ -113,7 +113,10 @@ describe('the API docs page (Swagger UI) signs in with OAuth', () => {
     const rows = await page
       .locator('table tbody tr')
       .evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent?.trim())));
-    expect(rows.map((cells) => cells.slice(0, 2))).toEqual([['API documentation (Swagger UI)', 'contacts:read']]);
+    // Its access in the consent page's words for contacts:read.
+    expect(rows.map((cells) => cells.slice(0, 2))).toEqual([
+      ['API documentation (Swagger UI)', 'See your contacts, your groups and the business categories'],
+    ]);
   });
 
   it('serves the OAuth callback page and the settings script under a CSP without inline scripts', async () => {

@@ -89,6 +89,25 @@ describe('openApiPaths', () => {
     ]);
   });
 
+  it("adds a route's own 403 to the access check's, which keeps its scope challenge", () => {
+    const router = new Router();
+    const own = koaGuard({
+      operationId: 'groupThing',
+      summary: 'groupThing',
+      scope: 'contacts:read',
+      responses: { 200: { description: 'Found.' }, 403: { description: 'Here: not a member of the group.' } },
+    }).middleware;
+    router.get('/v4/groups/:id/thing', reads, own, () => {});
+    const forbidden = (
+      openApiPaths(registeredRoutes([router]))['/v4/groups/{id}/thing'] as Record<
+        string,
+        { responses: Record<string, { description: string; headers?: object }> }
+      >
+    ).get?.responses['403'];
+    expect(forbidden?.description).toMatch(/^The token lacks the scope .* Here: not a member of the group\.$/);
+    expect(forbidden?.headers).toHaveProperty('WWW-Authenticate');
+  });
+
   it('refuses to document a route without a guard', () => {
     const router = new Router();
     router.get('/v4/open', () => {});

@@ -156,8 +156,17 @@ function operationOf(path: string, contract: AnyContract, rateLimited: boolean):
   const requestBody = requestBodyOf(contract);
   const responses: Record<string, JsonObject> = {};
   for (const [status, response] of Object.entries(contract.responses)) responses[status] = responseOf(response);
+  // The access check answers first; a route's own answer for the same status adds its cases to
+  // it, and keeps the check's headers (a 403's scope challenge).
   for (const [status, response] of Object.entries(v3 ? V3_AUTH_ERRORS : V4_AUTH_ERRORS)) {
-    responses[status] ??= response;
+    const declared = responses[status];
+    responses[status] = declared
+      ? {
+          ...declared,
+          description: `${response.description} ${declared.description}`,
+          headers: { ...(response.headers as JsonObject | undefined), ...(declared.headers as JsonObject | undefined) },
+        }
+      : response;
   }
   const shared: Array<[string, SharedAnswer]> = [
     ...Object.entries(requestBody ? bodyAnswers(Object.keys(requestBody.content)) : {}),

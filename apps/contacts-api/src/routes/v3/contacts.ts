@@ -112,9 +112,7 @@ export function contactRoutesV3({ db, read, write, rateLimit }: RouteDependencie
   });
   router.patch('/v3/contacts/:id', write, rateLimit, withImage, updated.middleware, update);
 
-  const notCreator = v3Message(
-    'The token lacks the scope, or the caller sees the contact through a group but did not create it.',
-  );
+  const notCreator = v3Message('Here: the caller sees the contact through a group but did not create it.');
   const removed = koaGuard({
     operationId: 'deleteContactV3',
     summary: 'Delete a contact the caller created (v4: DELETE /v4/contacts with contact_ids)',
@@ -169,8 +167,7 @@ export function contactRoutesV3({ db, read, write, rateLimit }: RouteDependencie
       422: v3Invalid('Validation failed (as PATCH).'),
       403: {
         ...notCreator,
-        description:
-          'The token lacks the scope, or (DELETE) the caller sees the contact through a group but did not create it.',
+        description: 'Here (DELETE): the caller sees the contact through a group but did not create it.',
       },
     },
   });

@@ -102,7 +102,7 @@ export function imageRoutes({ db, publicUrl, read, write, rateLimit }: RouteDepe
     headers: [IF_NONE_MATCH],
     responses: {
       ...imageResponses('No such group, the contact is not one of its guests, or it has no image.'),
-      403: v4Error('The caller is not a member of the group.'),
+      403: v4Error('Here: the caller is not a member of the group.'),
     },
   });
   router.get('/v4/groups/:id/guests/:contact_id/image', read, rateLimit, guestImage.middleware, async (ctx) => {
