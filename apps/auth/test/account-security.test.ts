@@ -114,6 +114,9 @@ describe('changing the password', () => {
     });
     expect(result.status).toBe(422);
     expect(result.html).toContain('The current password is not correct.');
+    // The field it is about is marked, and read out with the message.
+    expect(result.html).toMatch(/id="current-password"[^>]*aria-invalid="true" aria-describedby="form-error"/);
+    expect(result.html).not.toMatch(/id="new-password"[^>]*aria-invalid/);
     await browser.signIn(member.email, member.password);
   });
 
@@ -127,6 +130,9 @@ describe('changing the password', () => {
     });
     expect(result.status).toBe(422);
     expect(result.html).toContain('one of the most common');
+    expect(result.html).toMatch(
+      /id="new-password"[^>]*aria-invalid="true" aria-describedby="new-password-hint form-error"/,
+    );
   });
 
   it('signs every other session out, keeps this one, and the new password works', async () => {

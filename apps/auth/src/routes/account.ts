@@ -103,7 +103,7 @@ export function accountRoutes(services: AuthServices): Router {
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
       ctx.status = 422;
-      return render(ctx, async () => passwordPage(frame(ctx, { error: error.message })));
+      return render(ctx, async () => passwordPage(frame(ctx, { error: error.message, errorField: error.field })));
     }
   });
 

@@ -1,12 +1,14 @@
 import type { BrowserSession } from '../lib/account-security';
 import { MIN_PASSWORD_LENGTH } from '../lib/password-policy';
 import { html, type SafeHtml } from './html';
-import { type LayoutOptions, layout, messages } from './layout';
+import { fieldAria, type LayoutOptions, layout, messages } from './layout';
 
 export interface AccountFrame {
   member: { name: string; email: string };
   csrfToken: string;
   error?: string;
+  /** The field the error is about (marked invalid and described by the message). */
+  errorField?: string | undefined;
   notice?: string;
 }
 
@@ -50,9 +52,9 @@ export function passwordPage(view: AccountFrame): string {
       <form method="post" action="/settings/password">
         <input type="hidden" name="csrf" value="${view.csrfToken}">
         <label for="current-password">Current password</label>
-        <input type="password" id="current-password" name="current_password" autocomplete="current-password" required>
+        <input type="password" id="current-password" name="current_password" autocomplete="current-password" required${fieldAria(view.errorField, 'current_password')}>
         <label for="new-password">New password</label>
-        <input type="password" id="new-password" name="new_password" autocomplete="new-password" required minlength="${String(MIN_PASSWORD_LENGTH)}" aria-describedby="new-password-hint">
+        <input type="password" id="new-password" name="new_password" autocomplete="new-password" required minlength="${String(MIN_PASSWORD_LENGTH)}"${fieldAria(view.errorField, 'new_password', 'new-password-hint')}>
         <p class="hint" id="new-password-hint">At least ${String(MIN_PASSWORD_LENGTH)} characters; very common passwords are refused.</p>
         <div><input type="checkbox" id="revoke-tokens" name="revoke_tokens"> <label for="revoke-tokens" class="inline">Also revoke all my tokens and application access</label></div>
         <p class="hint">Every other browser session is signed out.</p>

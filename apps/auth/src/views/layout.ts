@@ -66,6 +66,16 @@ export function noticeText(tab: Tab, code: unknown): string | undefined {
 /** The id of a refused change's message, which the field it is about names in aria-describedby. */
 export const FORM_ERROR_ID = 'form-error';
 
+/**
+ * aria attributes of a form field: invalid and described by the form's message when it is the
+ * refused one (`refusedField`), and by its hint.
+ */
+export function fieldAria(refusedField: string | undefined, field: string, hintId?: string): SafeHtml {
+  const invalid = refusedField === field;
+  const described = [hintId, invalid ? FORM_ERROR_ID : undefined].filter(Boolean).join(' ');
+  return html`${invalid ? html` aria-invalid="true"` : ''}${described ? html` aria-describedby="${described}"` : ''}`;
+}
+
 /** An error (the change was refused) and a notice (it was made), each announced to screen readers. */
 export function messages(view: { error?: string; notice?: string }): SafeHtml {
   return html`${view.error ? html`<p class="error" role="alert" id="${FORM_ERROR_ID}">${view.error}</p>` : ''}

@@ -3,7 +3,7 @@ import type { AuditEventName } from '../lib/audit';
 import { secretVersion } from '../lib/client-secrets';
 import { SCOPE_DESCRIPTIONS } from '../provider/scopes';
 import { html, type SafeHtml } from './html';
-import { FORM_ERROR_ID, type LayoutOptions, layout, messages } from './layout';
+import { fieldAria, type LayoutOptions, layout, messages } from './layout';
 
 export interface SettingsFrame {
   member: { name: string; email: string };
@@ -40,12 +40,9 @@ const ticked = (view: SettingsFrame, name: string): string[] | undefined => {
   return (Array.isArray(value) ? value : [value]).filter((item): item is string => typeof item === 'string');
 };
 
-/** aria attributes of a field: invalid and described by the message when it is the refused one, and its hint. */
-const fieldAria = (view: SettingsFrame, field: string, hintId?: string): SafeHtml => {
-  const invalid = view.refused !== undefined && view.refused.field === field;
-  const described = [hintId, invalid ? FORM_ERROR_ID : undefined].filter(Boolean).join(' ');
-  return html`${invalid ? html` aria-invalid="true"` : ''}${described ? html` aria-describedby="${described}"` : ''}`;
-};
+/** aria attributes of a field of a refused form (see fieldAria). */
+const aria = (view: SettingsFrame, field: string, hintId?: string): SafeHtml =>
+  fieldAria(view.refused?.field, field, hintId);
 
 /** [security] A live token that expires within 7 days is flagged on the tokens page. */
 const expiresSoon = (expiresAt: Date) => expiresAt.getTime() - Date.now() < 7 * 24 * 60 * 60 * 1000;
@@ -79,9 +76,9 @@ export function applicationsPage(view: SettingsFrame & { clients: OAuthClientRow
         <input type="hidden" name="csrf" value="${view.csrfToken}">
         <input type="hidden" name="form_id" value="${view.formId ?? ''}">
         <label for="app-name">Application name</label>
-        <input type="text" id="app-name" name="name" required maxlength="100" value="${typed(view, 'name')}"${fieldAria(view, 'name')}>
+        <input type="text" id="app-name" name="name" required maxlength="100" value="${typed(view, 'name')}"${aria(view, 'name')}>
         <label for="redirect-uris">Redirect URIs</label>
-        <textarea id="redirect-uris" name="redirect_uris" required${fieldAria(view, 'redirect_uris', 'redirect-hint')}>${typed(view, 'redirect_uris')}</textarea>
+        <textarea id="redirect-uris" name="redirect_uris" required${aria(view, 'redirect_uris', 'redirect-hint')}>${typed(view, 'redirect_uris')}</textarea>
         <p class="hint" id="redirect-hint">One per line. Absolute URLs, https (http only for localhost, 127.0.0.1 and [::1]; a public native app may use a private-use scheme such as com.example.app:/callback, and any port on its loopback URIs). They must match exactly.</p>
         <fieldset>
           <legend>Client type</legend>
@@ -142,9 +139,9 @@ export function applicationEditPage(view: SettingsFrame & { client: OAuthClientR
       <form method="post" action="/settings/applications/${client.client_id}">
         <input type="hidden" name="csrf" value="${view.csrfToken}">
         <label for="app-name">Application name</label>
-        <input type="text" id="app-name" name="name" required maxlength="100" value="${value('name', client.name)}"${fieldAria(view, 'name')}>
+        <input type="text" id="app-name" name="name" required maxlength="100" value="${value('name', client.name)}"${aria(view, 'name')}>
         <label for="redirect-uris">Redirect URIs</label>
-        <textarea id="redirect-uris" name="redirect_uris" required${fieldAria(view, 'redirect_uris', 'redirect-hint')}>${value('redirect_uris', client.redirect_uris.join('\n'))}</textarea>
+        <textarea id="redirect-uris" name="redirect_uris" required${aria(view, 'redirect_uris', 'redirect-hint')}>${value('redirect_uris', client.redirect_uris.join('\n'))}</textarea>
         <p class="hint" id="redirect-hint">One per line, matched exactly. Tokens already issued keep working; new authorization requests must use one of these.</p>
         <div class="actions"><button type="submit" class="primary">Save</button> <a class="button secondary" href="/settings/applications">Cancel</a></div>
       </form>
@@ -164,8 +161,8 @@ export function tokensPage(view: SettingsFrame & { tokens: PersonalAccessTokenRo
         <input type="hidden" name="csrf" value="${view.csrfToken}">
         <input type="hidden" name="form_id" value="${view.formId ?? ''}">
         <label for="token-name">Name</label>
-        <input type="text" id="token-name" name="name" required maxlength="100" value="${typed(view, 'name')}"${fieldAria(view, 'name')}>
-        <fieldset${fieldAria(view, 'scopes')}>
+        <input type="text" id="token-name" name="name" required maxlength="100" value="${typed(view, 'name')}"${aria(view, 'name')}>
+        <fieldset${aria(view, 'scopes')}>
           <legend>Scopes</legend>
           ${Object.entries(SCOPE_DESCRIPTIONS).map(
             ([scope, description], index) => html`<div>
@@ -174,7 +171,7 @@ export function tokensPage(view: SettingsFrame & { tokens: PersonalAccessTokenRo
           )}
         </fieldset>
         <label for="token-days">Expires after (days)</label>
-        <input type="number" id="token-days" name="days" min="1" max="${view.maxDays}" value="${typed(view, 'days') || String(view.maxDays)}"${fieldAria(view, 'days', 'days-hint')}>
+        <input type="number" id="token-days" name="days" min="1" max="${view.maxDays}" value="${typed(view, 'days') || String(view.maxDays)}"${aria(view, 'days', 'days-hint')}>
         <p class="hint" id="days-hint">At most ${view.maxDays} days.</p>
         <div class="actions"><button type="submit" class="primary">Create token</button></div>
       </form>
