@@ -85,6 +85,19 @@ describe('browser sessions page', () => {
     expect(await eventsOf(member.id)).toContain('session.signed_out');
   });
 
+  it("names each session's browser as a member knows it, the User-Agent in full on hover", async () => {
+    const member = await aMember(server.database.db);
+    const firefox = 'Mozilla/5.0 (X11; Ubuntu; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0';
+    const iphone =
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 18_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.5 Mobile/15E148 Safari/604.1';
+    const here = httpBrowser(server.baseUrl, firefox);
+    await here.signIn(member.email, member.password);
+    await httpBrowser(server.baseUrl, iphone).signIn(member.email, member.password);
+    const page = await here.get('/settings/sessions');
+    expect(page.html).toContain(`<span title="${firefox}">Firefox on Linux</span> <strong>(this browser)</strong>`);
+    expect(page.html).toContain('>Safari on iOS</span>');
+  });
+
   it('refuses a sign-out without the CSRF token', async () => {
     const member = await aMember(server.database.db);
     const browser = httpBrowser(server.baseUrl);

@@ -14,6 +14,40 @@ export interface AccountFrame {
 
 const when = (value: Date) => value.toISOString().replace('T', ' ').slice(0, 16);
 
+/**
+ * A browser session's User-Agent as a member recognises it ("Firefox on Linux"), the whole string
+ * in its title; one not recognised is shown as it is.
+ */
+function browserOf(userAgent: string | null): SafeHtml | string {
+  if (!userAgent) return 'unknown';
+  const browser = /\bEdg(e|A|iOS)?\//.test(userAgent)
+    ? 'Edge'
+    : /\bOPR\//.test(userAgent)
+      ? 'Opera'
+      : /\b(Firefox|FxiOS)\//.test(userAgent)
+        ? 'Firefox'
+        : /\b(Chrome|Chromium|CriOS)\//.test(userAgent)
+          ? 'Chrome'
+          : /\bVersion\/[\d.]+.*Safari\//.test(userAgent)
+            ? 'Safari'
+            : undefined;
+  if (!browser) return userAgent;
+  const system = /Android/.test(userAgent)
+    ? 'Android'
+    : /iPhone|iPad|iPod/.test(userAgent)
+      ? 'iOS'
+      : /Windows/.test(userAgent)
+        ? 'Windows'
+        : /Macintosh|Mac OS X/.test(userAgent)
+          ? 'macOS'
+          : /CrOS/.test(userAgent)
+            ? 'ChromeOS'
+            : /Linux/.test(userAgent)
+              ? 'Linux'
+              : undefined;
+  return html`<span title="${userAgent}">${system ? `${browser} on ${system}` : browser}</span>`;
+}
+
 function page(view: AccountFrame, current: NonNullable<LayoutOptions['current']>, title: string, body: SafeHtml) {
   return layout(
     { title, member: view.member, csrfToken: view.csrfToken, current },
@@ -33,7 +67,7 @@ export function sessionsPage(view: AccountFrame & { sessions: BrowserSession[] }
       <table class="stacking"><thead><tr><th scope="col">Browser</th><th scope="col">From</th><th scope="col">Signed in (UTC)</th><th scope="col">Actions</th></tr></thead><tbody>
       ${view.sessions.map(
         (session) => html`<tr class="session">
-          <td data-label="Browser">${session.userAgent ?? 'unknown'}${session.current ? html` <strong>(this browser)</strong>` : ''}</td>
+          <td data-label="Browser">${browserOf(session.userAgent ?? null)}${session.current ? html` <strong>(this browser)</strong>` : ''}</td>
           <td data-label="From">${session.ip ?? ''}</td><td data-label="Signed in (UTC)">${when(session.createdAt)}</td>
           <td data-label="Actions"><form method="post" action="/settings/sessions/${session.handle}/sign-out">
             <input type="hidden" name="csrf" value="${view.csrfToken}">
