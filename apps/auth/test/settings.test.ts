@@ -79,10 +79,10 @@ describe('developer settings in the browser', () => {
     expect(await page.locator('td[data-label="Access"]').innerText()).toBe(
       'Full access to your contacts: see, create, change and delete them',
     );
-    // The security log names the application, not its client_id.
+    // The security log names the application, with its client_id (names need not be unique).
     await page.goto(`${server.baseUrl}/settings/security`);
     const authorized = page.locator('tr', { hasText: 'Authorized an application' });
-    expect(await authorized.locator('td[data-label="Application"]').innerText()).toBe('Card index');
+    expect(await authorized.locator('td[data-label="Application"]').innerText()).toBe(`Card index (${clientId})`);
     await page.goto(`${server.baseUrl}/settings/authorized-apps`);
     await submit('button[aria-label="Revoke access of Card index"]');
     expect(page.url()).toBe(`${server.baseUrl}/settings/authorized-apps?notice=revoked`);

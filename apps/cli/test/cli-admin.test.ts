@@ -235,6 +235,14 @@ describe('members', () => {
     await lockOut(other.email);
     await runCli(['member', 'set-password', '--member', String(other.id), '--password', 'new password 3'], env);
     expect(await guard.beginAttempt(other.email, '198.51.100.5')).toBeUndefined();
+
+    // A disabled member's reset lifts it too: enabled again, they can sign in at once.
+    const disabled = await aMember(database.db);
+    await lockOut(disabled.email);
+    await runCli(['member', 'disable', '--member', String(disabled.id)], env);
+    await runCli(['member', 'set-password', '--member', String(disabled.id), '--password', 'new password 4'], env);
+    await runCli(['member', 'enable', '--member', String(disabled.id)], env);
+    expect(await guard.beginAttempt(disabled.email, '198.51.100.5')).toBeUndefined();
   });
 
   it('set a new password with --revoke-tokens: every token and consent revoked too, and the contacts API told', async () => {

@@ -396,6 +396,11 @@ describe('GET /v4/contacts', () => {
     expect(other.body.error.fields?.cursor?.[0]).toContain('another q');
     const unfiltered = (await pager.json<Many>('/v4/contacts?limit=2')).body.meta.next_cursor as string;
     expect((await pager.json<Failure>(`/v4/contacts?cursor=${unfiltered}&group_id=${group.id}`)).status).toBe(422);
+    // An empty search is no search, beside a cursor too.
+    expect((await pager.json<Many>(`/v4/contacts?cursor=${unfiltered}&q=`)).status).toBe(200);
+    // A cursor with a key of no cursor's is no cursor.
+    const padded = Buffer.from(JSON.stringify({ k: 'l', a: 1, l: 10, al: 'x' })).toString('base64url');
+    expect((await pager.json<Failure>(`/v4/contacts?cursor=${padded}`)).status).toBe(422);
     // A cursor of an earlier release (the id alone) still pages, with the filters sent beside it.
     const older = Buffer.from(JSON.stringify({ a: first.body.data[1]!.id })).toString('base64url');
     const olderPage = await pager.json<Many>(`/v4/contacts?cursor=${older}&q=seed&limit=10`);

@@ -88,16 +88,24 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
     if (error instanceof EmbeddedDatabaseError) throw error;
     const { code, message } = error as NodeJS.ErrnoException;
     throw new EmbeddedDatabaseError(
-      `the embedded PostgreSQL could not start with its data under ${options.dataDir}: ` +
-        `${folderProblem(options.dataDir, code ?? message)}. Choose a writable folder with DATA_DIR, or set ` +
-        'DATABASE_URL to a PostgreSQL server of your own.',
+      `the embedded PostgreSQL could not start with its data under ${options.dataDir} (${code ?? message}). ` +
+        'Check that this folder is writable (DATA_DIR chooses another), or set DATABASE_URL to a PostgreSQL server of your own.',
     );
   }
 }
 
 async function start(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
   // Created when missing, with the mode the user's umask gives; an existing one is left as it is.
-  makeDirectory(options.dataDir);
+  try {
+    makeDirectory(options.dataDir);
+  } catch (error) {
+    // The folder itself is the problem: said in words (a file, not writable, read-only, full).
+    throw new EmbeddedDatabaseError(
+      `the embedded PostgreSQL cannot keep its data in ${options.dataDir}: ` +
+        `${folderProblem(options.dataDir, (error as NodeJS.ErrnoException).code)}. Choose another folder with ` +
+        'DATA_DIR, or set DATABASE_URL to a PostgreSQL server of your own.',
+    );
+  }
   return withStartLock(options.dataDir, () => findOrStart(options));
 }
 

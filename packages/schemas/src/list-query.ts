@@ -34,13 +34,16 @@ export function encodeCursor(cursor: ListCursor): string {
         k: 'l',
         a: cursor.after_id,
         l: query.limit,
-        ...(query.q !== undefined ? { q: query.q } : {}),
+        ...(query.q ? { q: query.q } : {}),
         ...(query.group_id !== undefined ? { g: query.group_id } : {}),
         ...(query.updated_since !== undefined ? { u: query.updated_since.toISOString() } : {}),
       }
     : { a: cursor.after_id };
   return Buffer.from(JSON.stringify(payload)).toString('base64url');
 }
+
+/** The keys of a listing cursor: kind, after id, limit, and the filters q, group_id, updated_since. */
+const CURSOR_KEYS = new Set(['k', 'a', 'l', 'q', 'g', 'u']);
 
 const isRowIdOrZero = (value: unknown): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= MAX_ROW_ID;
@@ -59,7 +62,7 @@ export function decodeCursor(value: string): ListCursor | undefined {
   // An earlier release's: the id alone (the change feed's cursors carry `a` too, and more).
   if (Object.keys(parsed).join() === 'a') return { after_id: parsed.a };
   // The change feed's cursors are of another kind (`k`), and are refused here.
-  if (parsed.k !== 'l' || Object.keys(parsed).some((key) => !'kalqgu'.includes(key))) return undefined;
+  if (parsed.k !== 'l' || Object.keys(parsed).some((key) => !CURSOR_KEYS.has(key))) return undefined;
   const { l: limit, q, g: groupId, u: updatedSince } = parsed;
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) return undefined;
   if (q !== undefined && (typeof q !== 'string' || q.length > 255)) return undefined;
@@ -134,7 +137,9 @@ const sameValue = (a: unknown, b: unknown) =>
 export function listedQueryOf(
   request: ListContactsQueryV4,
 ): { ok: true; query: ListedQuery; afterId?: number } | { ok: false; fields: Record<string, string[]> } {
-  const { cursor, limit, ...filters } = request;
+  const { cursor, limit, q, ...others } = request;
+  // An empty search is no search, as the listing has always read it.
+  const filters: Omit<ListContactsQueryV4, 'cursor' | 'limit'> = { ...others, ...(q ? { q } : {}) };
   const carried = cursor?.query;
   if (!cursor) return { ok: true, query: { limit: limit ?? DEFAULT_LIST_LIMIT, ...filters } };
   if (!carried)

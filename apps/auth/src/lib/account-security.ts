@@ -4,6 +4,7 @@ import {
   deleteBrowserSessionOf,
   deleteBrowserSessions,
   findMemberById,
+  findMemberRecord,
   listBrowserSessionsOf,
   revokeEverythingOf,
   updateMemberPasswordHash,
@@ -114,7 +115,8 @@ export async function resetPassword(
   const sessionsEnded = await storePassword(db, reset.memberId, hash, { revokeTokens: reset.revokeTokens });
   if (sessionsEnded === undefined) return undefined;
   // The new password must work at once: a lock from guesses at the old one is lifted.
-  const member = await findMemberById(db, reset.memberId);
+  // Disabled or not: a member enabled later must not find the lock still there.
+  const member = await findMemberRecord(db, reset.memberId);
   if (member) await signInGuard(db).unlock(member.email);
   return { sessionsEnded };
 }

@@ -246,6 +246,13 @@ const EVENT_LABELS: Record<AuditEventName, string> = {
   'session.signed_out': 'Signed out a browser session',
 };
 
+/**
+ * The application of a security event: its name, which whoever registered it chose (and need not
+ * be unique), with its client_id, which is; the client_id alone when it is no registered one.
+ */
+const applicationOf = (event: { client_id: string | null; client_name: string | null }): string =>
+  event.client_name ? `${event.client_name} (${event.client_id})` : (event.client_id ?? '');
+
 /** A granted scope string in the consent page's words ("*" means nothing to a member). */
 function scopeWords(scope: string): string {
   return scope
@@ -272,7 +279,7 @@ export function securityPage(
             (
               event,
             ) => html`<tr><td data-label="When (UTC)">${event.created_at.toISOString().replace('T', ' ').slice(0, 19)}</td>
-              <td data-label="What">${EVENT_LABELS[event.event as AuditEventName] ?? event.event}</td><td data-label="Application">${event.client_name ?? event.client_id ?? ''}</td><td data-label="From">${event.ip ?? ''}</td></tr>`,
+              <td data-label="What">${EVENT_LABELS[event.event as AuditEventName] ?? event.event}</td><td data-label="Application">${applicationOf(event)}</td><td data-label="From">${event.ip ?? ''}</td></tr>`,
           )}</tbody></table>`
       }
     </section>`,
