@@ -104,7 +104,10 @@ describe('authorization request errors', () => {
       const response = await fetch(authorizeUrl(as, { ...app, redirect_uri: redirectUri }), { redirect: 'manual' });
       expect(response.status).toBe(400);
       expect(response.headers.get('location')).toBeNull();
-      expect(await response.text()).toContain('redirect_uri');
+      const page = await response.text();
+      expect(page).toContain('asked to send you back to an address it has not registered');
+      expect(page).toContain('For the developer of the application: invalid_redirect_uri:');
+      expect(page).toContain('redirect_uri');
     }
   });
 
@@ -115,7 +118,10 @@ describe('authorization request errors', () => {
     });
     expect(response.status).toBe(400);
     expect(response.headers.get('location')).toBeNull();
-    expect(await response.text()).toContain('invalid_client');
+    const page = await response.text();
+    // In the member's words first, then the code for whoever runs the application.
+    expect(page).toContain('This application is not registered here, or no longer is.');
+    expect(page).toContain('For the developer of the application: invalid_client:');
   });
 
   it('answers a wrong password and an unknown e-mail with the same message', async () => {
