@@ -102,6 +102,10 @@ describe('a form over the size limit', () => {
     });
     expect(response.status).toBe(413);
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(await response.text()).toContain('Payload Too Large');
+    const page = await response.text();
+    expect(page).toContain('Payload Too Large');
+    // In the product's words, not the body parser's.
+    expect(page).toContain('What was sent is larger than this address accepts.');
+    expect(page).not.toContain('request entity too large');
   });
 });

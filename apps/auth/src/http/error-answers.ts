@@ -7,7 +7,7 @@ const DESCRIPTIONS: Record<number, string> = {
   400: 'The request could not be read.',
   404: 'There is nothing at this address.',
   405: 'This address does not answer this method.',
-  413: 'The request is too large.',
+  413: 'What was sent is larger than this address accepts.',
   415: 'The request body is in a format this address does not read.',
 };
 
@@ -58,7 +58,8 @@ function answer(ctx: Context, detail?: string): void {
   const description = detail ?? DESCRIPTIONS[status] ?? STATUS_CODES[status] ?? 'The request was refused.';
   if (ctx.accepts('json', 'html') === 'html') {
     ctx.type = 'html';
-    ctx.body = errorPage(STATUS_CODES[status] ?? 'Error', description);
+    // A member reads the product's words; a body parser's own ("request entity too large") is for programs.
+    ctx.body = errorPage(STATUS_CODES[status] ?? 'Error', DESCRIPTIONS[status] ?? description);
   } else {
     ctx.body = { error: CODES[status] ?? 'invalid_request', error_description: description };
   }
