@@ -370,6 +370,9 @@ describe('the authorization-code flow, driven by a real browser and oauth4webapi
     });
     expect(introspection.status).toBe(200);
     expect(introspection.headers.getSetCookie()).toEqual([]);
+    // JSON answers too are never sniffed as another type.
+    for (const answer of [refreshed, introspection])
+      expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
   it("keeps each sign-in's tokens apart: one install signing out or replaying a refresh token leaves the others working", async () => {

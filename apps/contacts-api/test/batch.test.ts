@@ -210,6 +210,12 @@ describe('POST /v4/contacts/batch', () => {
     expect(done.body.data).toEqual([{ id, deleted: true }]);
     const gone = await batch(client, [{ op: 'delete', id, if_match: current }]);
     expect(gone.status).toBe(422);
+    // An if_match that is no entity tag (the quotes dropped) is refused as such, not taken for a change.
+    const unquoted = await batch(client, [{ op: 'update', id, contact: {}, if_match: current.replaceAll('"', '') }]);
+    expect(unquoted.status).toBe(422);
+    expect(unquoted.body.error.fields?.['operations[0].if_match']).toEqual([
+      'The if_match must be one entity tag, quotes included (the ETag of the contact as read).',
+    ]);
   });
 
   it('needs the write scope', async () => {

@@ -538,8 +538,10 @@ describe('groups, guests and business categories', () => {
     const friend = await aClient(world.stack);
     const group = await aGroup(world.stack.db, [member.member, friend.member]);
     const guests = await manyContacts(world.stack.db, friend.member, 1001, { groupId: group.id });
-    const { status, body } = await member.json<Many>(`/v4/groups/${group.id}/guests`);
+    const { status, body, response } = await member.json<Many>(`/v4/groups/${group.id}/guests`);
     expect(status).toBe(200);
+    // Other members' contacts: private to the caller's own cache, and revalidated.
+    expect(response.headers.get('cache-control')).toBe('private, no-cache');
     expect(body.data.map((contact) => contact.id)).toEqual(guests);
     expect(body.data[1000]?.image_url).toBeNull();
   });

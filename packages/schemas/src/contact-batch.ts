@@ -17,7 +17,12 @@ export const contactBatchV4 = z.object({
     .max(MAX_BATCH_OPERATIONS, `At most ${MAX_BATCH_OPERATIONS} operations can be sent at once.`),
 });
 
-const ifMatch = z.string({ error: 'The if_match must be an entity tag (the ETag of the contact).' }).optional();
+const notAnEntityTag = 'The if_match must be one entity tag, quotes included (the ETag of the contact as read).';
+/** One entity tag (RFC 9110 §8.8.3): a client that dropped the quotes is told so, not that the contact changed. */
+const ifMatch = z
+  .string({ error: notAnEntityTag })
+  .regex(/^(W\/)?"[\x21\x23-\x7e\x80-\uffff]*"$/, notAnEntityTag)
+  .optional();
 const createOperation = z.object({ op: z.literal('create'), contact: z.record(z.string(), z.unknown()) });
 const updateOperation = z.object({
   op: z.literal('update'),

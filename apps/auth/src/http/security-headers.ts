@@ -19,6 +19,8 @@ export async function securityHeaders(ctx: Context, next: Next) {
   // Before the answer is made, so that oidc-provider can add its script's hash to it.
   ctx.set('Content-Security-Policy', CSP);
   await next();
+  // Every answer, JSON included: a browser takes it as the type it says, never guesses another.
+  ctx.set('X-Content-Type-Options', 'nosniff');
   // A plain test of the header rather than ctx.response.is('html'), whose media-type parsing
   // showed up in the profile of every JSON answer (introspection, token) for nothing.
   if (!HTML.test(ctx.response.get('Content-Type'))) {
@@ -27,7 +29,6 @@ export async function securityHeaders(ctx: Context, next: Next) {
   }
   ctx.set('Content-Security-Policy', withHashedScriptsOnly(ctx.response.get('Content-Security-Policy') || CSP));
   ctx.set('X-Frame-Options', 'DENY');
-  ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Referrer-Policy', 'no-referrer');
   // Every page here is one member's (sign-in, consent, settings) and carries a CSRF token: never
   // kept by a shared cache or shown from the back-forward cache of a browser someone else uses.

@@ -14,6 +14,7 @@ export function businessCategoryRoutes({ db, read, rateLimit }: RouteDependencie
     responses: { 200: { description: 'The categories.', schema: z.object({ data: z.array(businessCategoryV4) }) } },
   });
   router.get('/v4/business-categories', read, rateLimit, categories.middleware, async (ctx) => {
+    ctx.set('Cache-Control', 'private, no-cache');
     ctx.body = { data: await listBusinessCategories(db) };
   });
   return router;

@@ -18,6 +18,7 @@ export function groupRoutes({ db, publicUrl, read, rateLimit }: RouteDependencie
     responses: { 200: { description: 'The groups.', schema: z.object({ data: z.array(groupV4) }) } },
   });
   router.get('/v4/groups', read, rateLimit, groups.middleware, async (ctx) => {
+    ctx.set('Cache-Control', 'private, no-cache');
     ctx.body = { data: await listGroupsOfMember(db, callerOf(ctx).memberId) };
   });
   const guests = koaGuard({
@@ -34,6 +35,8 @@ export function groupRoutes({ db, publicUrl, read, rateLimit }: RouteDependencie
   router.get('/v4/groups/:id/guests', read, rateLimit, guests.middleware, async (ctx) => {
     const groupId = pathId(ctx);
     const pages = await groupGuestPages(db, callerOf(ctx).memberId, groupId);
+    // Other members' contacts: never kept by a shared cache, revalidated by the member's own.
+    ctx.set('Cache-Control', 'private, no-cache');
     // A guest usually belongs to another member: its image is read through the group.
     const imageUrl = (contactId: number) => groupGuestImageUrl(publicUrl, groupId, contactId);
     // However many guests: sent a page at a time, never all held at once.

@@ -18,10 +18,17 @@ const IF_NONE_MATCH = {
     "The image's ETag from an earlier answer (compared weakly: W/ is ignored), or *: 304 while the image is unchanged.",
 };
 
+/** [security] Opened on its own, an image runs nothing: whatever bytes ride after the picture. */
+const IMAGE_POLICY = "default-src 'none'; sandbox";
+
 const imageResponses = (notFound: string) => ({
   200: {
     description: 'The stored bytes.',
-    headers: { ...IMAGE_ETAG_HEADER, 'Cache-Control': { schema: { type: 'string' } } },
+    headers: {
+      ...IMAGE_ETAG_HEADER,
+      'Cache-Control': { schema: { type: 'string' } },
+      'Content-Security-Policy': { schema: { type: 'string', const: IMAGE_POLICY } },
+    },
     content: {
       'image/jpeg': { schema: { type: 'string', contentMediaType: 'image/jpeg' } },
       'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
@@ -124,8 +131,7 @@ function answerWithImage(ctx: Context, found: ImageLookup, noSuchContact: string
     'Cache-Control': 'private, no-cache',
     'X-Content-Type-Options': 'nosniff',
     'Content-Disposition': 'inline',
-    // [security] Opened on its own, the image runs nothing: whatever bytes ride after the picture.
-    'Content-Security-Policy': "default-src 'none'; sandbox",
+    'Content-Security-Policy': IMAGE_POLICY,
   });
   // Not ctx.fresh: it treats a request carrying Cache-Control: no-cache as stale, and fetch()
   // adds exactly that header to every request it sends with If-None-Match. RFC 9110 §13.1.2:
