@@ -52,9 +52,10 @@ export function describeMisspelling({ variable, setting }: Misspelling): string 
  * (a spread copy would hide the reads from a SettingReads).
  */
 export function environmentWith(env: NodeJS.ProcessEnv, values: Record<string, string>): NodeJS.ProcessEnv {
+  const given = (name: string | symbol): name is string => typeof name === 'string' && Object.hasOwn(values, name);
   return new Proxy(env, {
-    get: (target, name) =>
-      typeof name === 'string' && Object.hasOwn(values, name) ? values[name] : Reflect.get(target, name),
+    get: (target, name) => (given(name) ? values[name] : Reflect.get(target, name)),
+    has: (target, name) => given(name) || Reflect.has(target, name),
   });
 }
 
