@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { addressKey } from '@contacts/config';
-import type { Database } from '@contacts/db';
+import { type Database, foldedEmail } from '@contacts/db';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 
 /**
@@ -42,7 +42,9 @@ export function signInGuard(db: Database): SignInGuard {
   const perAddress = new RateLimiterPostgres({ ...store, keyPrefix: 'sign_in_ip', ...ADDRESS });
   // Hashed: whatever was typed (a NUL, 254 characters) makes a key the table can hold
   // (varchar(255), no NUL), and the table does not list who was attacked.
-  const accountKey = async (email: string) => hash('sha256', await foldedAsTheLookupDoes(db, email), 'base64url');
+  // [security] Folded as the member lookup folds it (foldedEmail): U+0130 İ lowers to "i" in
+  // PostgreSQL and to "i̇" in JavaScript, and each spelling found one member under its own allowance.
+  const accountKey = async (email: string) => hash('sha256', await foldedEmail(db, email.trim()), 'base64url');
   /** A refused consume() rejects with the key's state; anything else is the store failing. */
   const consumed = async (limiter: RateLimiterPostgres, key: string) => {
     try {
@@ -72,18 +74,4 @@ export function signInGuard(db: Database): SignInGuard {
       await perAccount.delete(await accountKey(email));
     },
   };
-}
-
-/**
- * [security] The address as findMemberByEmail compares it: PostgreSQL's lower(), not JavaScript's
- * toLowerCase(). The two differ beyond ASCII (U+0130 İ lowers to "i" in PostgreSQL, to "i̇" in
- * JavaScript), and every variant the lookup takes for the same member must use up the same
- * allowance: otherwise each "i" in an address gave 5 more guesses at its password.
- */
-async function foldedAsTheLookupDoes(db: Database, email: string): Promise<string> {
-  const trimmed = email.trim();
-  // PostgreSQL text cannot hold NUL: no member has such an address, and the query would fail.
-  if (trimmed.includes('\u0000')) return trimmed;
-  const { rows } = await db.raw<{ rows: Array<{ folded: string }> }>('select lower(?::text) as folded', [trimmed]);
-  return rows[0]?.folded ?? trimmed;
 }

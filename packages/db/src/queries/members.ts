@@ -39,12 +39,10 @@ export async function findMemberById(db: Database, id: number): Promise<MemberRo
  * not found, so they cannot sign in (and the attempt looks like any unknown address).
  */
 export async function findMemberByEmail(db: Database, email: string): Promise<MemberRow | undefined> {
-  // PostgreSQL text cannot hold NUL (it refuses the query): no member has such an address.
-  if (email.includes('\u0000')) return undefined;
-  return db<MemberRow>('members')
-    .whereRaw('lower(email) = lower(?)', [email])
-    .whereNull('disabled_at')
-    .first(MEMBER_COLUMNS);
+  const member = await findSignInMember(db, email);
+  if (member === undefined || member.disabled_at !== null) return undefined;
+  const { disabled_at: _enabled, ...row } = member;
+  return row;
 }
 
 /**
@@ -56,10 +54,25 @@ export async function findSignInMember(
   db: Database,
   email: string,
 ): Promise<(MemberRow & { disabled_at: Date | null }) | undefined> {
+  // PostgreSQL text cannot hold NUL (it refuses the query): no member has such an address.
   if (email.includes('\u0000')) return undefined;
   return db('members')
-    .whereRaw('lower(email) = lower(?)', [email])
+    .whereRaw(`lower(email) = ${FOLDED_EMAIL}`, [email])
     .first([...MEMBER_COLUMNS, 'disabled_at']);
+}
+
+/** How a typed address is compared with the stored ones: PostgreSQL's lower(), as the unique index. */
+const FOLDED_EMAIL = 'lower(?::text)';
+
+/**
+ * A typed address as the member lookup compares it (PostgreSQL's lower(), not JavaScript's
+ * toLowerCase(), which differ beyond ASCII): what the sign-in throttle keys an account by, so
+ * that every spelling the lookup takes for one member uses up one allowance.
+ */
+export async function foldedEmail(db: Database, email: string): Promise<string> {
+  if (email.includes('\u0000')) return email;
+  const { rows } = await db.raw<{ rows: Array<{ folded: string }> }>(`select ${FOLDED_EMAIL} as folded`, [email]);
+  return rows[0]?.folded ?? email;
 }
 
 /** What an administrator sees of a member, disabled or not; never the password hash. */
