@@ -60,10 +60,10 @@ export async function loadSharedSecrets(
   needed: ReadonlyArray<keyof SharedSecrets> = SHARED_SECRET_NAMES,
 ): Promise<SharedSecrets> {
   const fromEnv = {
-    cookieKeys: cookieKeysFrom(env),
+    cookieKeys: secretListFrom(env, 'COOKIE_KEYS'),
     jwks: jwksFrom(env),
     introspectionClientId: env.INTROSPECTION_CLIENT_ID || undefined,
-    introspectionClientSecrets: introspectionSecretsFrom(env),
+    introspectionClientSecrets: secretListFrom(env, 'INTROSPECTION_CLIENT_SECRET'),
   };
   const missing = Object.entries(fromEnv)
     .filter(([, value]) => value === undefined)
@@ -88,14 +88,6 @@ export async function loadSharedSecrets(
     introspectionClientId: fromEnv.introspectionClientId ?? generated.introspectionClientId,
     introspectionClientSecrets: fromEnv.introspectionClientSecrets ?? generated.introspectionClientSecrets,
   };
-}
-
-function cookieKeysFrom(env: NodeJS.ProcessEnv): string[] | undefined {
-  return secretListFrom(env, 'COOKIE_KEYS');
-}
-
-function introspectionSecretsFrom(env: NodeJS.ProcessEnv): string[] | undefined {
-  return secretListFrom(env, 'INTROSPECTION_CLIENT_SECRET');
 }
 
 /** A comma-separated list of secrets, each long enough; undefined when none is set. */

@@ -12,6 +12,11 @@ export const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
 
 export const SUPPORTED_SCOPES = Object.keys(SCOPE_DESCRIPTIONS);
 
+/** What a scope lets an application do, in the words the consent page shows (its name when unknown). */
+export function scopeDescription(scope: string): string {
+  return SCOPE_DESCRIPTIONS[scope] ?? scope;
+}
+
 /**
  * The one resource server (RFC 8707) that tokens are issued for. Every authorization request
  * without a `resource` parameter is for it, so plain OAuth 2.0 clients need not know about it.

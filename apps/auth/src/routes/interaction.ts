@@ -6,7 +6,7 @@ import type { CsrfState } from '../http/csrf';
 import { findApplication } from '../lib/applications';
 import { OAUTH_ROUTES } from '../provider/configuration';
 import { MEMBER_SIGNED_OUT } from '../provider/member-session-policy';
-import { CONTACTS_API_RESOURCE, grantableScopes, SCOPE_DESCRIPTIONS } from '../provider/scopes';
+import { CONTACTS_API_RESOURCE, grantableScopes, scopeDescription } from '../provider/scopes';
 import type { AuthServices } from '../services';
 import { consentPage } from '../views/consent';
 import { errorPage } from '../views/error';
@@ -66,7 +66,7 @@ export function interactionRoutes(services: AuthServices): Router {
         redirectUri: String(details.params.redirect_uri),
         scopes: grantableScopes(details.params.scope).map((scope) => ({
           scope,
-          description: SCOPE_DESCRIPTIONS[scope] ?? scope,
+          description: scopeDescription(scope),
         })),
       });
       return;

@@ -1,7 +1,7 @@
 import type { AuditEventRow, MemberGrantRow, OAuthClientRow, PersonalAccessTokenRow } from '@contacts/db';
 import type { AuditEventName } from '../lib/audit';
 import { secretVersion } from '../lib/client-secrets';
-import { SCOPE_DESCRIPTIONS } from '../provider/scopes';
+import { SCOPE_DESCRIPTIONS, scopeDescription } from '../provider/scopes';
 import { html, type SafeHtml } from './html';
 import { fieldAria, type LayoutOptions, layout, messages } from './layout';
 
@@ -255,11 +255,7 @@ const applicationOf = (event: { client_id: string | null; client_name: string | 
 
 /** A granted scope string in the consent page's words ("*" means nothing to a member). */
 function scopeWords(scope: string): string {
-  return scope
-    .split(' ')
-    .filter(Boolean)
-    .map((name) => SCOPE_DESCRIPTIONS[name] ?? name)
-    .join('; ');
+  return scope.split(' ').filter(Boolean).map(scopeDescription).join('; ');
 }
 
 export function securityPage(
