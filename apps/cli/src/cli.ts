@@ -42,6 +42,13 @@ async function main(argv: string[]): Promise<number> {
   const missing = command.required.filter((flag) => values[flag] === undefined);
   if (missing.length > 0)
     throw new UsageError(`missing --${missing.join(', --')}\nusage: pnpm -s cli ${command.summary}`);
+  for (const group of command.oneOf ?? []) {
+    const given = group.filter((flag) => values[flag] !== undefined);
+    if (given.length !== 1) {
+      const problem = given.length === 0 ? 'missing' : 'give only one of';
+      throw new UsageError(`${problem} --${group.join(' or --')}\nusage: pnpm -s cli ${command.summary}`);
+    }
+  }
   const result = await withCommandContext(
     process.env,
     { needsCurrentSchema: command.needsCurrentSchema ?? true },

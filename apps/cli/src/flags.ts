@@ -23,3 +23,40 @@ export function textFlag(values: CommandValues, flag: string): string {
   }
   return raw.trim();
 }
+
+/**
+ * The flags that give a password: `--password P`, which every user of the machine can read in
+ * the process list while the command runs, or `--password-stdin`, which reads it from the first
+ * line of standard input (as `docker login --password-stdin` does).
+ */
+export const passwordOptions = {
+  password: { type: 'string' },
+  'password-stdin': { type: 'boolean' },
+} as const;
+
+export const PASSWORD_FLAGS = ['password', 'password-stdin'];
+
+/** The password given by `passwordOptions` (cli.ts has checked that exactly one was). */
+export async function passwordFlag(
+  values: CommandValues,
+  input: NodeJS.ReadableStream = process.stdin,
+): Promise<string> {
+  if (values['password-stdin'] !== true) return typeof values.password === 'string' ? values.password : '';
+  const password = await firstLineOf(input);
+  if (password === undefined) throw new UsageError('--password-stdin: standard input ended before a password');
+  return password;
+}
+
+/** The first line of `input` without its line ending; undefined when it ends with nothing at all. */
+async function firstLineOf(input: NodeJS.ReadableStream): Promise<string | undefined> {
+  let text = '';
+  let received = false;
+  for await (const chunk of input) {
+    received = true;
+    text += typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('utf8');
+    // A terminal's line arrives before its end of input: stop there rather than wait for Ctrl-D.
+    if (text.includes('\n')) break;
+  }
+  if (!received) return undefined;
+  return text.split('\n')[0]?.replace(/\r$/, '');
+}

@@ -261,6 +261,34 @@ describe('members', () => {
     expect(await announced.stop()).toEqual([{ token_hashes: [expect.any(String)] }]);
   });
 
+  it('take the password from standard input with --password-stdin, out of the process list; refuse both or neither flag', async () => {
+    const member = await aMember(database.db);
+    const args = ['member', 'set-password', '--member', String(member.id)];
+    const run = await runCli([...args, '--password-stdin'], env, undefined, 'typed on stdin 1\r\nsecond line\n');
+    expect(run.json).toMatchObject({ id: member.id, password_changed: true });
+    expect(await authenticateMember(database.db, member.email, 'typed on stdin 1')).toMatchObject({ id: member.id });
+
+    const both = await runCli([...args, '--password-stdin', '--password', 'new password 5'], env);
+    expect(both).toMatchObject({ code: 2, stdout: '' });
+    expect(both.stderr).toContain('give only one of --password or --password-stdin');
+    const neither = await runCli(args, env);
+    expect(neither).toMatchObject({ code: 2, stdout: '' });
+    expect(neither.stderr).toContain('missing --password or --password-stdin');
+    const nothingTyped = await runCli([...args, '--password-stdin'], env, undefined, '');
+    expect(nothingTyped).toMatchObject({ code: 2, stdout: '' });
+    expect(nothingTyped.stderr).toContain('standard input ended before a password');
+    expect(await authenticateMember(database.db, member.email, 'typed on stdin 1')).toMatchObject({ id: member.id });
+
+    const created = await runCli(
+      ['member', 'create', '--email', `stdin-${member.id}@example.com`, '--name', 'Stdin', '--password-stdin'],
+      env,
+      undefined,
+      'created from stdin\n',
+    );
+    expect(created.code).toBe(0);
+    expect(await authenticateMember(database.db, `stdin-${member.id}@example.com`, 'created from stdin')).toBeDefined();
+  });
+
   it('refuse a short password and an unknown member with exit code 2, changing nothing', async () => {
     const member = await aMember(database.db);
     const short = await runCli(['member', 'set-password', '--member', String(member.id), '--password', 'short'], env);

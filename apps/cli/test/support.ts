@@ -13,10 +13,10 @@ export interface CliRun {
   json: unknown;
 }
 
-/** Runs `pnpm -s cli …` the way an operator does, as a separate process. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv, cwd: string = appRoot): Promise<CliRun> {
+/** Runs `pnpm -s cli …` the way an operator does, as a separate process; `input` is its standard input. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv, cwd: string = appRoot, input = ''): Promise<CliRun> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       ['--import', 'tsx', 'src/cli.ts', ...args],
       { cwd, env: { ...process.env, ...env } },
@@ -30,6 +30,7 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv, cwd: string = app
         resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr, json });
       },
     );
+    child.stdin?.end(input);
   });
 }
 

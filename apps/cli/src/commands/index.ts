@@ -17,6 +17,8 @@ export interface Command {
   options: NonNullable<ParseArgsConfig['options']>;
   /** Flags that must be present. */
   required: string[];
+  /** Groups of flags of which exactly one must be present (`--password` or `--password-stdin`). */
+  oneOf?: string[][];
   /** The command line, as `--help` and usage errors show it. */
   summary: string;
   /** What the command does, for `--help`. */

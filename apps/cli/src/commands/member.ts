@@ -3,16 +3,23 @@ import { listGroupsOfMember, listMembersPage, listOAuthClientsOf, listPersonalAc
 import { disableMember, enableMember } from '../admin/member-access';
 import { namedMember } from '../admin/named-member';
 import { UsageError } from '../cli-context';
+import { PASSWORD_FLAGS, passwordFlag, passwordOptions } from '../flags';
 import { afterId, pageLimit, pageOptions, toPage } from '../paging';
 import type { Command } from './index';
 
+const PASSWORD_HELP =
+  '--password-stdin reads the password from the first line of standard input, where other users of the ' +
+  'machine cannot see it (they can see --password in the process list while the command runs).';
+
 export const memberCommands: Record<string, Command> = {
   create: {
-    summary: 'member create --email E --name N --password P',
-    description: 'Registers a member who can sign in with this e-mail address and password.',
-    options: { email: { type: 'string' }, name: { type: 'string' }, password: { type: 'string' } },
-    required: ['email', 'name', 'password'],
-    run: (values, { db }) => registerMember(db, { email: values.email, name: values.name, password: values.password }),
+    summary: 'member create --email E --name N (--password P | --password-stdin)',
+    description: `Registers a member who can sign in with this e-mail address and password. ${PASSWORD_HELP}`,
+    options: { email: { type: 'string' }, name: { type: 'string' }, ...passwordOptions },
+    required: ['email', 'name'],
+    oneOf: [PASSWORD_FLAGS],
+    run: async (values, { db }) =>
+      registerMember(db, { email: values.email, name: values.name, password: await passwordFlag(values) }),
   },
   list: {
     summary: 'member list [--limit N] [--after ID]',
@@ -50,21 +57,22 @@ export const memberCommands: Record<string, Command> = {
     },
   },
   'set-password': {
-    summary: 'member set-password --member M --password P [--revoke-tokens]',
+    summary: 'member set-password --member M (--password P | --password-stdin) [--revoke-tokens]',
     description:
       "Gives a member a new password (the pages' rule: at least 12 characters, not a common password), lifts a " +
       'sign-in lock on their account, and signs every browser session of theirs out, as a password change on ' +
       'their own page signs out the others. With ' +
       '--revoke-tokens, every consent, code and token issued for them (personal access tokens included) is ' +
-      'revoked too, the contacts API told; without it, applications they authorized keep working.',
-    options: { member: { type: 'string' }, password: { type: 'string' }, 'revoke-tokens': { type: 'boolean' } },
-    required: ['member', 'password'],
+      `revoked too, the contacts API told; without it, applications they authorized keep working. ${PASSWORD_HELP}`,
+    options: { member: { type: 'string' }, ...passwordOptions, 'revoke-tokens': { type: 'boolean' } },
+    required: ['member'],
+    oneOf: [PASSWORD_FLAGS],
     run: async (values, context) => {
       const member = await namedMember(context.db, values, 'member');
       const revokeTokens = values['revoke-tokens'] === true;
       const reset = await resetPassword(context.db, {
         memberId: member.id,
-        newPassword: values.password,
+        newPassword: await passwordFlag(values),
         revokeTokens,
       });
       if (!reset) throw new UsageError(`no member has id ${member.id}`);
