@@ -506,7 +506,7 @@ describe('help and an unmigrated database', () => {
     expect((await runCli(['token', '--help'], env)).stdout).toContain('token revoke --id T');
   });
 
-  it('says the database is not migrated and how to migrate it: one paragraph, exit code 1, no stack trace', async () => {
+  it('says the database is not migrated and how to migrate it: one paragraph, exit code 1, no stack trace; migrate status lists what migrate latest then applies', async () => {
     const empty = await createEmptyTestDatabase();
     try {
       const run = await runCli(['member', 'list'], { DATABASE_URL: empty.url });
@@ -517,8 +517,17 @@ describe('help and an unmigrated database', () => {
           'Run `pnpm -s cli migrate latest` with the same DATABASE_URL to bring it up to date (it is safe to run ' +
           'while the services run), then run this command again.\n',
       );
+      const before = await runCli(['migrate', 'status'], { DATABASE_URL: empty.url });
+      expect(before.json).toMatchObject({ current: false, newer: [] });
+      const pending = (before.json as { pending: string[] }).pending;
+      expect(pending.length).toBeGreaterThan(0);
       const migrated = await runCli(['migrate', 'latest'], { DATABASE_URL: empty.url });
-      expect(migrated.code).toBe(0);
+      expect(migrated.json).toEqual({ applied: pending, newer: [] });
+      expect((await runCli(['migrate', 'status'], { DATABASE_URL: empty.url })).json).toEqual({
+        current: true,
+        pending: [],
+        newer: [],
+      });
       expect((await runCli(['member', 'list'], { DATABASE_URL: empty.url })).json).toEqual({
         items: [],
         next_after: null,

@@ -1,4 +1,4 @@
-import { migrateLatest, newerMigrations } from '@contacts/db';
+import { migrateLatest, newerMigrations, pendingMigrations } from '@contacts/db';
 import type { Command } from './index';
 
 /** `pnpm cli migrate latest`: the one-shot migrate step of a deployment. */
@@ -12,5 +12,18 @@ export const migrateCommands: Record<string, Command> = {
     options: {},
     required: [],
     run: async (_values, { db }) => ({ applied: await migrateLatest(db), newer: await newerMigrations(db) }),
+  },
+  status: {
+    summary: 'migrate status',
+    description:
+      'Lists the migrations this release would apply (pending) and those of a newer release the database already ' +
+      'has (newer), changing nothing: before a roll-out, what `migrate latest` will do.',
+    needsCurrentSchema: false,
+    options: {},
+    required: [],
+    run: async (_values, { db }) => {
+      const [pending, newer] = await Promise.all([pendingMigrations(db), newerMigrations(db)]);
+      return { current: pending.length === 0, pending, newer };
+    },
   },
 };
