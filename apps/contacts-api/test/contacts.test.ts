@@ -442,6 +442,16 @@ describe('GET /v4/contacts', () => {
     'group_id=9999999999',
     'group_id=0',
     'limit=1&limit=2',
+    'q=%00',
+    // A cursor's filters are held to the query string's rules (a NUL or a date PostgreSQL cannot
+    // hold failed the query: 500).
+    ...[
+      { k: 'l', a: 0, l: 2, q: '\u0000' },
+      { k: 'l', a: 0, l: 2, u: '-010000-01-01T00:00:00Z' },
+      { k: 'l', a: 0, l: 2, u: '+275760-09-13T00:00:00.000Z' },
+      { k: 'l', a: 0, l: 2, u: '2026-02-30T00:00:00Z' },
+      { k: 'l', a: 0, l: 2, g: 0 },
+    ].map((cursor) => `cursor=${Buffer.from(JSON.stringify(cursor)).toString('base64url')}`),
   ])('refuses ?%s with 422', async (query) => {
     const { status, body } = await world.client.json<Failure>(`/v4/contacts?${query}`);
     expect(status).toBe(422);

@@ -30,7 +30,18 @@ describe('sync tokens', () => {
   it("accept only snapshots PostgreSQL's pg_snapshot input accepts", () => {
     expect(isSnapshotText('5:9:5,7,8')).toBe(true);
     expect(isSnapshotText('5:5:')).toBe(true);
-    for (const bad of ['0:5:', '9:5:', '5:9:4', '5:9:9', '5:9:7,6', '5:9', 'a:b:', '5:99999999999999999999:']) {
+    for (const bad of [
+      '0:5:',
+      '9:5:',
+      '5:9:4',
+      '5:9:9',
+      '5:9:7,6',
+      '5:9',
+      'a:b:',
+      '5:99999999999999999999:',
+      '1:8589934592:',
+      '4294967296:4294967300:',
+    ]) {
       expect(isSnapshotText(bad), bad).toBe(false);
     }
   });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { MAX_LIST_LIMIT } from './limits';
 import { MAX_ROW_ID, rowIdDigits, rowIdMessage } from './row-id';
+import { isStorableText } from './validation';
 
 export const DEFAULT_LIST_LIMIT = 100;
 
@@ -42,6 +43,28 @@ export function encodeCursor(cursor: ListCursor): string {
   return Buffer.from(JSON.stringify(payload)).toString('base64url');
 }
 
+const oneValue = (field: string) => z.string({ error: `The ${field} parameter must be given once.` }).trim();
+
+/** A listing's filters as the query string gives them (every value arrives as a string); a cursor's are held to the same rules. */
+const listFilters = z.object({
+  q: oneValue('q')
+    .max(255, 'The search must not be greater than 255 characters.')
+    .optional()
+    .describe('Case-insensitive search in name, e-mail and company name.'),
+  group_id: oneValue('group_id')
+    .pipe(rowIdDigits(rowIdMessage('group id')))
+    // Documented as the integer it stands for (a query value is always text).
+    .meta({ type: 'integer', minimum: 1, maximum: MAX_ROW_ID })
+    .optional()
+    .describe('Only the contacts in this group.'),
+  updated_since: oneValue('updated_since')
+    .pipe(z.iso.datetime({ offset: true, error: 'The updated since must be an RFC 3339 date-time.' }))
+    .transform((value) => new Date(value))
+    .meta({ type: 'string', format: 'date-time' })
+    .optional()
+    .describe('Only contacts updated at or after this instant (RFC 3339).'),
+});
+
 /** The keys of a listing cursor: kind, after id, limit, and the filters q, group_id, updated_since. */
 const CURSOR_KEYS = new Set(['k', 'a', 'l', 'q', 'g', 'u']);
 
@@ -65,22 +88,24 @@ export function decodeCursor(value: string): ListCursor | undefined {
   if (parsed.k !== 'l' || Object.keys(parsed).some((key) => !CURSOR_KEYS.has(key))) return undefined;
   const { l: limit, q, g: groupId, u: updatedSince } = parsed;
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) return undefined;
-  if (q !== undefined && (typeof q !== 'string' || q.length > 255)) return undefined;
-  if (groupId !== undefined && !(isRowIdOrZero(groupId) && groupId > 0)) return undefined;
-  const since = typeof updatedSince === 'string' ? new Date(updatedSince) : undefined;
-  if (updatedSince !== undefined && (since === undefined || Number.isNaN(since.getTime()))) return undefined;
+  // The filters as the query string would have given them, under the same rules: a cursor can
+  // carry no filter the query string refuses (a NUL, which the guard refuses in any query value
+  // before the schema; a date PostgreSQL cannot hold).
+  const asText = (value: unknown) => (typeof value === 'number' ? String(value) : value);
+  if (typeof q === 'string' && !isStorableText(q)) return undefined;
+  const filters = listFilters.safeParse({ q, group_id: asText(groupId), updated_since: updatedSince });
+  if (!filters.success) return undefined;
+  const { q: search, group_id, updated_since } = filters.data;
   return {
     after_id: parsed.a,
     query: {
       limit,
-      ...(q !== undefined ? { q } : {}),
-      ...(groupId !== undefined ? { group_id: groupId } : {}),
-      ...(since !== undefined ? { updated_since: since } : {}),
+      ...(search !== undefined ? { q: search } : {}),
+      ...(group_id !== undefined ? { group_id } : {}),
+      ...(updated_since !== undefined ? { updated_since } : {}),
     },
   };
 }
-
-const oneValue = (field: string) => z.string({ error: `The ${field} parameter must be given once.` }).trim();
 
 /** GET /v4/contacts query string (every value arrives as a string). */
 export const listContactsQueryV4 = z.object({
@@ -106,22 +131,7 @@ export const listContactsQueryV4 = z.object({
     .describe(
       'The next_cursor of the previous page. It carries the query it was issued for (q, group_id, updated_since, limit): send it alone, or with the same filters (a different one → 422); `limit` may change between pages.',
     ),
-  q: oneValue('q')
-    .max(255, 'The search must not be greater than 255 characters.')
-    .optional()
-    .describe('Case-insensitive search in name, e-mail and company name.'),
-  group_id: oneValue('group_id')
-    .pipe(rowIdDigits(rowIdMessage('group id')))
-    // Documented as the integer it stands for (a query value is always text).
-    .meta({ type: 'integer', minimum: 1, maximum: MAX_ROW_ID })
-    .optional()
-    .describe('Only the contacts in this group.'),
-  updated_since: oneValue('updated_since')
-    .pipe(z.iso.datetime({ offset: true, error: 'The updated since must be an RFC 3339 date-time.' }))
-    .transform((value) => new Date(value))
-    .meta({ type: 'string', format: 'date-time' })
-    .optional()
-    .describe('Only contacts updated at or after this instant (RFC 3339).'),
+  ...listFilters.shape,
 });
 
 export type ListContactsQueryV4 = z.output<typeof listContactsQueryV4>;

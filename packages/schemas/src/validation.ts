@@ -45,6 +45,11 @@ function textProblem(value: unknown, label: string): string | undefined {
   return undefined;
 }
 
+/** Whether PostgreSQL can store `value` as it is (textProblem finds nothing). */
+export function isStorableText(value: string): boolean {
+  return textProblem(value, 'text') === undefined;
+}
+
 /** The fields (of a flat input: a body or a query) with a string, or a list of strings, PostgreSQL cannot store. */
 function fieldsWithUnstorableText(input: unknown): FieldErrors | undefined {
   const whole = textProblem(input, 'input');

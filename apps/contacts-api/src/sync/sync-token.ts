@@ -74,7 +74,7 @@ export function isExpired(issuedAt: number, ttlSeconds: number, now = Date.now()
 }
 
 /**
- * The checks PostgreSQL's pg_snapshot input applies (xmin and xmax positive, xmin <= xmax, every
+ * The checks PostgreSQL's pg_snapshot input applies (xmin and xmax valid ids, xmin <= xmax, every
  * in-progress id within [xmin, xmax) and in ascending order), so that a token passing them never
  * makes the cast fail.
  */
@@ -83,7 +83,7 @@ export function isSnapshotText(text: string): boolean {
   if (!match) return false;
   const xmin = BigInt(match[1]!);
   const xmax = BigInt(match[2]!);
-  if (xmin === 0n || xmax === 0n || xmin > xmax || xmax > MAX_XID) return false;
+  if (!isValidFullXid(xmin) || !isValidFullXid(xmax) || xmin > xmax || xmax > MAX_XID) return false;
   let last = xmin;
   for (const part of match[3] ? match[3].split(',') : []) {
     const xid = BigInt(part);
@@ -91,6 +91,14 @@ export function isSnapshotText(text: string): boolean {
     last = xid;
   }
   return true;
+}
+
+/**
+ * FullTransactionIdIsValid: a 64-bit id is an epoch (high 32 bits) and a transaction id (low 32
+ * bits), and transaction id 0 is invalid in every epoch (4294967296 as much as 0).
+ */
+function isValidFullXid(xid: bigint): boolean {
+  return (xid & 0xffff_ffffn) !== 0n;
 }
 
 function snapshotStamp(snapshot: unknown, issuedAt: unknown): { snapshot: string; issuedAt: number } | undefined {
