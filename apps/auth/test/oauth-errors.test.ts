@@ -77,14 +77,18 @@ describe('authorization request errors', () => {
   });
 
   it.each([
-    ['without a scope parameter', undefined],
-    ['with an empty scope', ''],
+    ['without a scope parameter', undefined, {}],
+    ['with an empty scope', '', {}],
+    ['with offline_access alone', 'offline_access', {}],
+    // oidc-provider keeps offline_access under prompt=consent: this was an empty consent page.
+    ['with offline_access alone and prompt=consent', 'offline_access', { prompt: 'consent' }],
   ])(
     'refuses a request %s with invalid_scope (RFC 6749 §3.3), not as if the member had denied it',
-    async (_, scope) => {
+    async (_, scope, extra: Record<string, string>) => {
       const url = new URL(authorizeUrl(as, app));
       if (scope === undefined) url.searchParams.delete('scope');
       else url.searchParams.set('scope', scope);
+      for (const [name, value] of Object.entries(extra)) url.searchParams.set(name, value);
       const response = await fetch(url, { redirect: 'manual' });
       expect(response.status).toBe(303);
       const location = new URL(response.headers.get('location') as string);

@@ -12,7 +12,7 @@ import { existingGrantLoader } from './grants';
 import { memberSessionPolicy } from './member-session-policy';
 import { consumedTwiceError } from './refresh-token-reuse';
 import { renderErrorPage } from './render-error';
-import { CONTACTS_API_RESOURCE, SUPPORTED_SCOPES, unknownScopes } from './scopes';
+import { CONTACTS_API_RESOURCE, grantableScopes, SUPPORTED_SCOPES, unknownScopes } from './scopes';
 
 export interface ProviderDependencies {
   db: Database;
@@ -153,11 +153,14 @@ export function providerConfiguration({
           if (ctx.oidc.route === 'authorization') {
             // RFC 6749 §3.3: no default scope here, so a request without one fails as invalid_scope
             // (oidc-provider would otherwise end it as access_denied, as if the member had refused).
-            if (!String(ctx.oidc.params?.scope ?? '').trim())
-              throw new errors.InvalidScope(`scope is required (one or more of: ${SUPPORTED_SCOPES.join(' ')})`, '');
-            const unknown = unknownScopes(ctx.oidc.params?.scope as string | undefined);
+            // Nothing grantable is no scope: `offline_access` alone (kept by oidc-provider under
+            // prompt=consent) would otherwise show an empty consent page whose Allow is a refusal.
+            const requested = ctx.oidc.params?.scope as string | undefined;
+            const unknown = unknownScopes(requested);
             if (unknown.length > 0)
               throw new errors.InvalidScope('requested scope is not supported', unknown.join(' '));
+            if (grantableScopes(requested).length === 0)
+              throw new errors.InvalidScope(`scope is required (one or more of: ${SUPPORTED_SCOPES.join(' ')})`, '');
           }
           return {
             scope: SUPPORTED_SCOPES.join(' '),
