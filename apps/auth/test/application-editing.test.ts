@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { updateClient } from '../src/lib/registered-applications';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
-import { anApplication } from './support/factories';
+import { aMember, anApplication, anAuthorizationCode } from './support/factories';
 import { aSignedInMember } from './support/http-browser';
+import { discover, tokenRequest } from './support/oauth-client';
 
 /**
  * An owner edits an application on its settings page (name, redirect URIs) and registers public
@@ -9,8 +11,10 @@ import { aSignedInMember } from './support/http-browser';
  * ends every member's access).
  */
 let server: RunningAuthServer;
+let as: Awaited<ReturnType<typeof discover>>;
 beforeAll(async () => {
   server = await startAuthServer();
+  as = await discover(server.baseUrl);
 });
 afterAll(async () => server?.stop());
 
@@ -36,6 +40,36 @@ async function authorizationAnswer(clientId: string, redirectUri: string) {
 }
 
 describe('editing an application', () => {
+  it('takes the codes issued for a redirect URI it removes: they are no longer exchanged; codes for a kept URI are', async () => {
+    const owner = await aMember(server.database.db);
+    const app = await anApplication(server.database.db, { owner, redirectUri: 'https://old.example/cb' });
+    await updateClient(server.database.db, owner.id, app.client_id, {
+      name: 'Two URIs',
+      redirectUris: 'https://old.example/cb\nhttps://kept.example/cb',
+    });
+    const codeFor = (redirectUri: string) =>
+      anAuthorizationCode(server.auth.provider, { memberId: owner.id, clientId: app.client_id, redirectUri });
+    const [oldCode, keptCode] = [await codeFor('https://old.example/cb'), await codeFor('https://kept.example/cb')];
+
+    await updateClient(server.database.db, owner.id, app.client_id, {
+      name: 'Two URIs',
+      redirectUris: 'https://kept.example/cb\nhttps://new.example/cb',
+    });
+    const exchange = (code: string, redirectUri: string) =>
+      tokenRequest(as, {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: redirectUri,
+        client_id: app.client_id,
+        client_secret: app.client_secret as string,
+      });
+    expect(await exchange(oldCode, 'https://old.example/cb')).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_grant' },
+    });
+    expect((await exchange(keptCode, 'https://kept.example/cb')).status).toBe(200);
+  });
+
   it('renames it and replaces its redirect URIs: the old URI is refused at once, the new one accepted', async () => {
     const { member, browser } = await signedIn();
     const app = await anApplication(server.database.db, { owner: member, redirectUri: 'https://old.example/cb' });

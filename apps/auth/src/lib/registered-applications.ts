@@ -7,6 +7,7 @@ import {
   listOAuthClientsOf,
   type OAuthClientRow,
   replaceOAuthClientSecret,
+  revokeCodesForRedirectUrisOtherThan,
   revokeOidcModels,
   updateOwnedOAuthClient,
 } from '@contacts/db';
@@ -212,9 +213,13 @@ export async function updateClient(
   const client = await findOwnedOAuthClient(db, ownerId, clientId);
   if (!client) throw new InputError('No such application.', 'client_id');
   const { name, redirectUris } = applicationDetails(input, client.is_public);
-  if (!(await updateOwnedOAuthClient(db, ownerId, clientId, { name, redirect_uris: redirectUris }))) {
-    throw new InputError('No such application.', 'client_id');
-  }
+  await db.transaction(async (trx) => {
+    if (!(await updateOwnedOAuthClient(trx, ownerId, clientId, { name, redirect_uris: redirectUris }))) {
+      throw new InputError('No such application.', 'client_id');
+    }
+    // A redirect URI taken away takes its codes not yet exchanged with it.
+    await revokeCodesForRedirectUrisOtherThan(trx, clientId, redirectUris);
+  });
 }
 
 /** Deletes the application and revokes every token, code and consent issued to it. */

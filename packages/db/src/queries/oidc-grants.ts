@@ -38,6 +38,22 @@ export async function revokeOidcModels(
 
 const REVOCABLE_MODELS = ['AccessToken', 'RefreshToken', 'AuthorizationCode', 'Grant'];
 
+/**
+ * Deletes the client's unredeemed authorization codes issued for a redirect URI it no longer
+ * registers: the token endpoint compares a code's redirect_uri with the one it was issued for,
+ * not with the client's registration, so such a code would still be exchanged.
+ */
+export async function revokeCodesForRedirectUrisOtherThan(
+  db: Database,
+  clientId: string,
+  redirectUris: readonly string[],
+): Promise<number> {
+  return db('oidc_models')
+    .where({ model: 'AuthorizationCode', client_id: clientId })
+    .whereRaw("not (payload->>'redirectUri' = any(?::text[]))", [redirectUris as string[]])
+    .delete();
+}
+
 /** The member's most recent unexpired consent (Grant id) for a client. */
 export async function findLatestGrantId(
   db: Database,
