@@ -60,6 +60,12 @@ describe('GET /v4/contacts/changes', () => {
     const mirror = new Map<number, Contact>();
     await sync(client, mirror, undefined, 2);
     expect([...mirror.keys()]).toEqual(ids);
+    // The cursor carries the page size: sent alone it pages by 2 again; a limit beside it wins.
+    const second = await client.json<Page>(`/v4/contacts/changes?cursor=${first.body.meta.next_cursor}`);
+    expect(second.body.data.map((contact) => contact.id)).toEqual(ids.slice(2, 4));
+    expect(second.body.meta.limit).toBe(2);
+    const wider = await client.json<Page>(`/v4/contacts/changes?limit=5&cursor=${first.body.meta.next_cursor}`);
+    expect(wider.body.data.map((contact) => contact.id)).toEqual(ids.slice(2));
   });
 
   it('answers an empty change set when nothing changed, and reports creates, updates and deletes', async () => {

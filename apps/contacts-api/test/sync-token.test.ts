@@ -19,6 +19,14 @@ describe('sync tokens', () => {
       since: { snapshot: '100:100:', issuedAt: 1 },
     };
     expect(decodeChangesCursor(encodeChangesCursor(cursor))).toEqual(cursor);
+    expect(decodeChangesCursor(encodeChangesCursor({ ...cursor, limit: 7 }))).toEqual({ ...cursor, limit: 7 });
+    for (const limit of [0, 1001, 1.5, '7']) {
+      const edited = { ...JSON.parse(Buffer.from(encodeChangesCursor(cursor), 'base64url').toString()), l: limit };
+      expect(
+        decodeChangesCursor(Buffer.from(JSON.stringify(edited)).toString('base64url')),
+        String(limit),
+      ).toBeUndefined();
+    }
     expect(decodeSyncToken(encodeChangesCursor(cursor))).toBeUndefined();
     expect(decodeChangesCursor(encodeSyncToken(token))).toBeUndefined();
     for (const bad of ['', 'e30', '!!!', Buffer.from('[1]').toString('base64url'), 'a'.repeat(20_000)]) {

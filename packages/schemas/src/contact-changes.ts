@@ -14,7 +14,7 @@ export const contactChangesQueryV4 = z.object({
     .min(1, 'The cursor is not valid; use next_cursor from a previous page.')
     .optional()
     .describe(
-      'The next_cursor of the previous page; it carries the rest of the query, sync_token included (a sync_token sent with it must be the one it was issued for: 422 otherwise). The cursors of GET /v4/contacts are not accepted here, nor these there.',
+      'The next_cursor of the previous page; it carries the rest of the query, sync_token and limit included (a sync_token sent with it must be the one it was issued for: 422 otherwise; `limit` may change between pages). The cursors of GET /v4/contacts are not accepted here, nor these there.',
     ),
   sync_token: oneValue('sync_token')
     .min(1, 'The sync token is not valid; start again with a full sync (no sync_token).')

@@ -12,6 +12,7 @@
  * malformed input is a 422 and never reaches PostgreSQL as an invalid pg_snapshot (a 500).
  */
 import { isRowId } from '@contacts/db';
+import { MAX_LIST_LIMIT } from '@contacts/schemas';
 
 /** What a sync token says. */
 export interface SyncToken {
@@ -31,6 +32,8 @@ export interface ChangesCursor {
   next: { snapshot: string; issuedAt: number };
   /** For an incremental feed: the token it reports changes since; absent for a full listing. */
   since?: { snapshot: string; issuedAt: number };
+  /** The page size the feed was asked (absent in cursors of releases before it travelled). */
+  limit?: number;
 }
 
 /** Longer than any token we issue (a snapshot lists at most max_connections open transactions). */
@@ -55,6 +58,7 @@ export function encodeChangesCursor(cursor: ChangesCursor): string {
     a: cursor.afterId,
     n: [cursor.next.snapshot, cursor.next.issuedAt],
     ...(cursor.since ? { s: [cursor.since.snapshot, cursor.since.issuedAt] } : {}),
+    ...(cursor.limit !== undefined ? { l: cursor.limit } : {}),
   });
 }
 
@@ -63,9 +67,21 @@ export function decodeChangesCursor(value: string): ChangesCursor | undefined {
   if (raw?.k !== 'c' || !isId(raw.m) || !(raw.a === 0 || isId(raw.a))) return undefined;
   const next = Array.isArray(raw.n) ? snapshotStamp(raw.n[0], raw.n[1]) : undefined;
   if (!next) return undefined;
-  if (raw.s === undefined) return { memberId: raw.m, afterId: raw.a as number, next };
+  const limit = raw.l;
+  if (
+    limit !== undefined &&
+    !(typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 && limit <= MAX_LIST_LIMIT)
+  )
+    return undefined;
+  const cursor: ChangesCursor = {
+    memberId: raw.m,
+    afterId: raw.a as number,
+    next,
+    ...(limit !== undefined ? { limit } : {}),
+  };
+  if (raw.s === undefined) return cursor;
   const since = Array.isArray(raw.s) ? snapshotStamp(raw.s[0], raw.s[1]) : undefined;
-  return since ? { memberId: raw.m, afterId: raw.a as number, next, since } : undefined;
+  return since ? { ...cursor, since } : undefined;
 }
 
 /** Whether a token issued at `issuedAt` (unix seconds) has outlived `ttlSeconds` at `now` (ms). */

@@ -68,7 +68,6 @@ export function changeRoutes(
   router.get('/v4/contacts/changes', read, rateLimit, changes.middleware, async (ctx) => {
     const query = changes.of(ctx).query;
     const memberId = callerOf(ctx).memberId;
-    const limit = query.limit ?? DEFAULT_LIST_LIMIT;
 
     // The cursor carries the whole query; a sync_token sent along with it must be the one it
     // was issued for (a full listing's cursor has none), or the client mixed up two feeds.
@@ -88,6 +87,8 @@ export function changeRoutes(
       since = cursor.since;
       if (since) usable(since);
     }
+    // As on the listing: the page size travels with the cursor, and one sent beside it wins.
+    const limit = query.limit ?? cursor?.limit ?? DEFAULT_LIST_LIMIT;
     const next = cursor?.next ?? { snapshot: await currentSnapshot(db), issuedAt: Math.floor(Date.now() / 1000) };
     const afterId = cursor?.afterId ?? 0;
 
@@ -112,7 +113,7 @@ export function changeRoutes(
         next_cursor:
           nextAfterId === undefined
             ? null
-            : encodeChangesCursor({ memberId, afterId: nextAfterId, next, ...(since ? { since } : {}) }),
+            : encodeChangesCursor({ memberId, afterId: nextAfterId, next, limit, ...(since ? { since } : {}) }),
         limit,
         ...(nextAfterId === undefined ? { sync_token: encodeSyncToken({ memberId, ...next }) } : {}),
       },
