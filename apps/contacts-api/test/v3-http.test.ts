@@ -24,7 +24,9 @@ function expectDeprecationHeaders(response: Response, label: string) {
     /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d\d:\d\d:\d\d GMT$/,
   );
   expect(Date.parse(sunset!) / 1000, label).toBeGreaterThan(Number(deprecation!.slice(1)));
-  expect(link, label).toBe(`<${stack.apiUrl}/docs>; rel="successor-version"`);
+  expect(link, label).toBe(
+    `<${stack.apiUrl}/v4/contacts>; rel="successor-version", <${stack.apiUrl}/docs>; rel="deprecation"; type="text/html"`,
+  );
 }
 
 describe('deprecation headers', () => {

@@ -131,7 +131,11 @@ const DEPRECATION_HEADERS: Record<string, JsonObject> = {
     description: 'RFC 9745: when v3 was deprecated, as `@` and Unix seconds.',
   },
   Sunset: { schema: { type: 'string' }, description: 'RFC 8594: when v3 stops answering (HTTP-date).' },
-  Link: { schema: { type: 'string' }, description: '`rel="successor-version"`: the v4 documentation.' },
+  Link: {
+    schema: { type: 'string' },
+    description:
+      '`rel="successor-version"` (RFC 5829): the v4 contacts; `rel="deprecation"` (RFC 9745): the API documentation.',
+  },
 };
 const v3Message = (description: string): JsonObject => ({
   description,
