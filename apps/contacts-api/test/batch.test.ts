@@ -57,13 +57,6 @@ describe('POST /v4/contacts/batch', () => {
       [
         [
           { op: 'create', contact: { name: 'Ok' } },
-          { op: 'delete', id: foreign },
-        ],
-        'operations[1].id',
-      ],
-      [
-        [
-          { op: 'create', contact: { name: 'Ok' } },
           { op: 'create', contact: { name: 'G', group_id: strangersGroup.id } },
         ],
         'operations[1].contact.group_id',
@@ -116,6 +109,34 @@ describe('POST /v4/contacts/batch', () => {
       const read = await world.stack.db('contacts').where({ id: row.id }).first('name', 'owner_id');
       expect(read).toEqual({ name: row.name, owner_id: client.member.id });
     }
+  });
+
+  it("skips a delete of a contact the caller does not have (deleted meanwhile, or another member's): deleted false, the rest written; with if_match it is 412", async () => {
+    const client = await aClient(world.stack);
+    const other = await aClient(world.stack);
+    const foreign = await aContact(world.stack.db, other.member);
+    const gone = await aContact(world.stack.db, client.member);
+    const kept = await aContact(world.stack.db, client.member);
+    await client.json('/v4/contacts', { method: 'DELETE', json: { contact_ids: [gone] } });
+    const { status, body } = await batch(client, [
+      { op: 'update', id: kept, contact: { city: 'Queued offline' } },
+      { op: 'delete', id: gone },
+      { op: 'delete', id: foreign },
+    ]);
+    expect(status).toBe(200);
+    expect(body.data).toEqual([
+      expect.objectContaining({ id: kept, city: 'Queued offline' }),
+      { id: gone, deleted: false },
+      { id: foreign, deleted: false },
+    ]);
+    expect(await world.stack.db('contacts').where({ id: foreign }).first()).toBeDefined();
+
+    const conditional = await batch(client, [
+      { op: 'update', id: kept, contact: { city: 'Not written' } },
+      { op: 'delete', id: gone, if_match: '"0123456789abcdef0123456789abcdef"' },
+    ]);
+    expect(conditional.status).toBe(412);
+    expect((await world.stack.db('contacts').where({ id: kept }).first())?.city).toBe('Queued offline');
   });
 
   it('validates every operation first and lists every problem under its operation key', async () => {
@@ -201,6 +222,7 @@ describe('POST /v4/contacts/batch', () => {
     ]);
     expect(stale.status).toBe(412);
     expect(stale.body.error.message).toContain('Operation 1');
+    expect(Object.keys(stale.body.error.fields ?? {})).toEqual(['operations[1].if_match']);
     expect(await world.stack.db('contacts').where({ owner_id: client.member.id }).pluck('name')).toEqual([
       'Changed elsewhere',
     ]);
@@ -208,8 +230,9 @@ describe('POST /v4/contacts/batch', () => {
     const done = await batch(client, [{ op: 'delete', id, if_match: current }]);
     expect(done.status).toBe(200);
     expect(done.body.data).toEqual([{ id, deleted: true }]);
+    // Deleted: no contact matches the tag any more.
     const gone = await batch(client, [{ op: 'delete', id, if_match: current }]);
-    expect(gone.status).toBe(422);
+    expect(gone.status).toBe(412);
     // An if_match that is no entity tag (the quotes dropped) is refused as such, not taken for a change.
     const unquoted = await batch(client, [{ op: 'update', id, contact: {}, if_match: current.replaceAll('"', '') }]);
     expect(unquoted.status).toBe(422);

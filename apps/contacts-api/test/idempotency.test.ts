@@ -309,7 +309,7 @@ describe('Idempotency-Key on POST /v4/contacts/batch', () => {
       });
     const refused = await send([
       { op: 'create', contact: { name: `Refused ${key}` } },
-      { op: 'delete', id: 2_000_000_000 },
+      { op: 'update', id: 2_000_000_000, contact: { city: 'Nowhere' } },
     ]);
     expect(refused.status).toBe(422);
     expect(refused.body.error.code).toBe('validation_failed');

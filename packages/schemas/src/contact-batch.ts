@@ -45,7 +45,15 @@ export type BatchOperationV4 =
   | { op: 'delete'; id: number; ifMatch?: string };
 
 export const contactBatchResultV4 = z.object({
-  data: z.array(z.union([contactV4, z.object({ id: z.int(), deleted: z.literal(true) })])),
+  data: z.array(
+    z.union([
+      contactV4,
+      z.object({
+        id: z.int(),
+        deleted: z.boolean().describe('False when the caller had no such contact: nothing to delete.'),
+      }),
+    ]),
+  ),
 });
 
 /** The key a batch error is reported under: `operations[3].contact.email`, `operations[0].id`. */

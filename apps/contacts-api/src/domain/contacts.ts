@@ -227,21 +227,28 @@ export async function deleteContacts(
 }
 
 /**
- * Deletes one of the member's own contacts (a batch's delete operation): not theirs, or gone →
- * not_found; with a precondition, checked under the contact's row lock first, as for an update,
- * so that a mirror's delete cannot wipe a change it has not seen.
+ * Deletes one of the member's own contacts (a batch's delete operation): true when it was
+ * deleted, false when there was none to delete (not theirs, or gone). A precondition is checked
+ * under the contact's row lock first, as for an update, so that a mirror's delete cannot wipe a
+ * change it has not seen.
  */
 export async function deleteOwnedContact(
   db: Database,
   memberId: number,
   id: number,
   options: Pick<UpdateOptions, 'precondition'> = {},
-): Promise<void> {
-  await db.transaction(async (trx) => {
-    await lockOwnedContact(trx, memberId, id);
+): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    if (!(await lockContact(trx, memberId, id))) {
+      // Nothing to delete, as DELETE /v4/contacts skips such ids: a mirror's delete of a contact
+      // already gone is done. A precondition cannot hold without a contact (RFC 9110 §13.1.1).
+      if (options.precondition)
+        throw new DomainError('precondition_failed', 'The contact no longer exists: nothing was deleted.');
+      return false;
+    }
     if (options.precondition) checkPrecondition(options.precondition, (await findContactRecord(trx, memberId, id))!);
-    const [deleted] = await deleteOwnedContacts(trx, memberId, [id]);
-    if (deleted === undefined) throw contactNotFound();
+    await deleteOwnedContacts(trx, memberId, [id]);
+    return true;
   });
 }
 

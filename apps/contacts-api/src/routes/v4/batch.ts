@@ -29,7 +29,7 @@ import {
 import { callerOf, type RouteDependencies } from '../context';
 import { IDEMPOTENCY_ANSWERS, IDEMPOTENCY_KEY_PARAMETER, REPLAYED_HEADER, v4Error } from '../contract-parts';
 
-type BatchResult = ContactV4 | { id: number; deleted: true };
+type BatchResult = ContactV4 | { id: number; deleted: boolean };
 
 /**
  * POST /v4/contacts/batch: up to 200 creates, updates and deletes, all or nothing. Every
@@ -59,13 +59,15 @@ export function batchRoutes({ db, publicUrl, write, rateLimit }: RouteDependenci
     responses: {
       200: {
         description:
-          'One result per operation, in order. For a repeated Idempotency-Key, those of its first request as they are now: each contact as it is, `{"id","deleted":true}` for one deleted since.',
+          'One result per operation, in order: the contact for a create or an update; `{"id","deleted":true}` for a delete, `"deleted":false` when the caller had no such contact (already deleted: nothing to do; with `if_match`, 412). For a repeated Idempotency-Key, those of its first request as they are now: each contact as it is, `{"id","deleted":true}` for one no longer there.',
         headers: REPLAYED_HEADER,
         schema: contactBatchResultV4,
       },
       400: IDEMPOTENCY_ANSWERS[400],
       409: IDEMPOTENCY_ANSWERS[409],
-      412: v4Error("An update's or a delete's if_match no longer matches the contact; nothing was written."),
+      412: v4Error(
+        "An update's or a delete's if_match no longer matches the contact (or it no longer exists); nothing was written. `fields` names the first such operation (`operations[1].if_match`).",
+      ),
       422: v4Error(
         `An invalid operation; \`fields\` keys name it, e.g. \`operations[3].contact.email\`. Nothing was written. ${IDEMPOTENCY_ANSWERS[422]}`,
       ),
@@ -166,8 +168,10 @@ export function batchRoutes({ db, publicUrl, write, rateLimit }: RouteDependenci
         return serialize(await updateContactFields(trx, memberId, operation.id, changes, ifMatchOf(operation)));
       }
       case 'delete': {
-        await deleteOwnedContact(trx, memberId, operation.id, ifMatchOf(operation));
-        return { id: operation.id, deleted: true };
+        return {
+          id: operation.id,
+          deleted: await deleteOwnedContact(trx, memberId, operation.id, ifMatchOf(operation)),
+        };
       }
     }
   }
@@ -201,7 +205,10 @@ function explain(error: DomainError, index: number): ApiError {
   const message = `Operation ${index}: ${error.message}`;
   switch (error.kind) {
     case 'precondition_failed':
-      return new ApiError(412, 'precondition_failed', message);
+      // `fields` names the operation for a program, as a 422 does.
+      return new ApiError(412, 'precondition_failed', message, {
+        fields: { [batchFieldKey(index, 'if_match')]: [error.message] },
+      });
     case 'not_found':
       return validationFailed({ [batchFieldKey(index, 'id')]: [error.message] });
     case 'forbidden':
