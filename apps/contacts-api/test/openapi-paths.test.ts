@@ -112,7 +112,7 @@ describe('openApiPaths', () => {
     const router = new Router();
     router.get('/v4/open', () => {});
     expect(registeredRoutes([router])).toEqual([
-      { method: 'get', path: '/v4/open', contract: undefined, rateLimited: false },
+      { method: 'get', path: '/v4/open', contract: undefined, rateLimited: false, reportsRateLimit: false },
     ]);
     expect(() => openApiPaths(registeredRoutes([router]))).toThrow('GET /v4/open has no guard');
   });
@@ -146,7 +146,10 @@ describe('openApiPaths', () => {
       'RateLimit-Remaining',
       'RateLimit-Reset',
       'Retry-After',
+      'X-Request-Id',
     ]);
+    // Every answer names its request id; a limit that is not the per-token one reports no state.
+    expect(v4['200']?.headers).toEqual({ 'X-Request-Id': expect.any(Object) });
     expect(v4['429']?.content).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/Error' } } });
     // v3: the same answers in Laravel's shape, and no 429 where no rate limit stands.
     const v3 = paths['/v3/things']!.post!.responses;

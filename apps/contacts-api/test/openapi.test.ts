@@ -196,6 +196,12 @@ describe('OpenAPI document', () => {
       /^The image is larger than 12 MB\. .*JSON or form body larger than 1 MB/,
     );
     for (const { name, operation } of operations) {
+      // The limit's state on every success, where a client paces itself by it; the request id everywhere.
+      for (const [status, response] of Object.entries(operation.responses)) {
+        const headers = Object.keys((response as { headers?: object }).headers ?? {});
+        expect(headers, `${name} ${status}`).toContain('X-Request-Id');
+        if (status.startsWith('2')) expect(headers, `${name} ${status}`).toContain('RateLimit-Remaining');
+      }
       expect(Object.keys(operation.responses['429']?.headers ?? {}), name).toEqual(
         expect.arrayContaining(['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']),
       );
@@ -205,7 +211,15 @@ describe('OpenAPI document', () => {
 
   it("documents the create's Location, and the image's ETag as its own validator for If-None-Match", () => {
     const created = document.paths['/v4/contacts']?.post?.responses['201'] as { headers: Record<string, JsonObject> };
-    expect(Object.keys(created.headers)).toEqual(['ETag', 'Location', 'Idempotent-Replayed']);
+    expect(Object.keys(created.headers)).toEqual([
+      'ETag',
+      'Location',
+      'Idempotent-Replayed',
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+      'X-Request-Id',
+    ]);
     const image = document.paths['/v4/contacts/{id}/image']?.get as unknown as {
       parameters: JsonObject[];
       responses: Record<string, { headers: { ETag: { description: string } } }>;

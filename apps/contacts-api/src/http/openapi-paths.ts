@@ -3,8 +3,14 @@ import type { Router } from '@koa/router';
 import { z } from 'zod';
 import { scopeRequiredBy } from '../auth/middleware';
 import { contractOf, type ResponseContract, type RouteContract } from './guard';
-import { isRateLimit } from './rate-limit';
-import { bodyAnswers, RATE_LIMITED, type SharedAnswer } from './shared-answers';
+import { isPerTokenRateLimit, isRateLimit } from './rate-limit';
+import {
+  bodyAnswers,
+  RATE_LIMIT_STATE_HEADERS,
+  RATE_LIMITED,
+  REQUEST_ID_HEADERS,
+  type SharedAnswer,
+} from './shared-answers';
 
 /**
  * The OpenAPI `paths` of the contacts API, generated from the registered routers: every route's
@@ -12,7 +18,8 @@ import { bodyAnswers, RATE_LIMITED, type SharedAnswer } from './shared-answers';
  * only spells them the OpenAPI way. What every operation of an API version shares is added here:
  * the authentication middleware's errors, and for v3 the deprecation headers on every answer; so
  * are the answers of what stands in front of a handler (shared-answers.ts): reading a body, for
- * every operation with one, and the rate limit, for every route that holds it.
+ * every operation with one, and the rate limit, for every route that holds it (its 429, and the
+ * limit's state on the successes), and the request id every answer carries.
  */
 type JsonObject = Record<string, unknown>;
 // biome-ignore lint/suspicious/noExplicitAny: contracts of every parameter type
@@ -25,6 +32,8 @@ export interface RegisteredRoute {
   contract: AnyContract | undefined;
   /** Whether the route holds the rate limit (it may then answer 429). */
   rateLimited: boolean;
+  /** Whether it holds the per-token limit, whose state its successes report (RateLimit-*). */
+  reportsRateLimit: boolean;
 }
 
 /**
@@ -37,6 +46,7 @@ export function registeredRoutes(routers: readonly Router[]): RegisteredRoute[] 
     router.stack.flatMap((layer) => {
       const contract = layer.stack.map(contractOf).find((found) => found !== undefined);
       const rateLimited = layer.stack.some(isRateLimit);
+      const reportsRateLimit = layer.stack.some(isPerTokenRateLimit);
       const path = layer.path.toString().replace(/:(\w+)/g, '{$1}');
       const checked = layer.stack.map(scopeRequiredBy).find((scope) => scope !== undefined);
       if (contract && contract.scope !== checked) {
@@ -46,7 +56,7 @@ export function registeredRoutes(routers: readonly Router[]): RegisteredRoute[] 
       }
       return layer.methods
         .filter((method) => method !== 'HEAD')
-        .map((method) => ({ method: method.toLowerCase(), path, contract, rateLimited }));
+        .map((method) => ({ method: method.toLowerCase(), path, contract, rateLimited, reportsRateLimit }));
     }),
   );
   refuseShadowedRoutes(routes);
@@ -85,10 +95,11 @@ function matches(pattern: string, path: string): boolean {
 /** The document's paths for these routes (registeredRoutes()); a route without a guard is refused. */
 export function openApiPaths(routes: readonly RegisteredRoute[]): Record<string, JsonObject> {
   const paths: Record<string, Record<string, JsonObject>> = {};
-  for (const { method, path, contract, rateLimited } of routes) {
+  for (const route of routes) {
+    const { method, path, contract } = route;
     if (!contract) throw new Error(`${method.toUpperCase()} ${path} has no guard, so it cannot be documented.`);
     paths[path] ??= {};
-    paths[path][method] = operationOf(path, contract, rateLimited);
+    paths[path][method] = operationOf(path, contract, route);
   }
   return Object.fromEntries(Object.entries(paths).map(([path, item]) => [path, withSharedParameters(item)]));
 }
@@ -150,7 +161,11 @@ const V3_AUTH_ERRORS: Record<string, JsonObject> = {
   '503': v3Message('The authorization server cannot be reached to check the token.'),
 };
 
-function operationOf(path: string, contract: AnyContract, rateLimited: boolean): JsonObject {
+function operationOf(
+  path: string,
+  contract: AnyContract,
+  { rateLimited, reportsRateLimit }: Pick<RegisteredRoute, 'rateLimited' | 'reportsRateLimit'>,
+): JsonObject {
   const v3 = path.startsWith('/v3/');
   const parameters = [
     ...parametersOf(contract.params, 'path'),
@@ -187,10 +202,14 @@ function operationOf(path: string, contract: AnyContract, rateLimited: boolean):
         }
       : { ...(v3 ? v3Message : v4Error)(answer.description), ...(answer.headers ? { headers: answer.headers } : {}) };
   }
-  if (v3) {
-    for (const response of Object.values(responses)) {
-      response.headers = { ...DEPRECATION_HEADERS, ...(response.headers as JsonObject | undefined) };
-    }
+  for (const [status, response] of Object.entries(responses)) {
+    const reportsLimit = reportsRateLimit && /^[23]/.test(status);
+    response.headers = {
+      ...(v3 ? DEPRECATION_HEADERS : {}),
+      ...(response.headers as JsonObject | undefined),
+      ...(reportsLimit ? RATE_LIMIT_STATE_HEADERS : {}),
+      ...REQUEST_ID_HEADERS,
+    };
   }
   return {
     tags: [v3 ? V3_TAG.name : V4_TAG.name],

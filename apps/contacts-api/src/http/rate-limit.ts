@@ -14,7 +14,7 @@ import { ApiError } from './errors';
 export function perTokenRateLimit(db: Database, limit: RateLimit, logger: Logger): Middleware {
   const limiter = sharedRateLimiter(db, limit, 'api_token', (message) => logger.warn(message));
 
-  return asRateLimit(async (ctx, next) => {
+  const middleware = asRateLimit(async (ctx, next) => {
     const bearer = bearerOf(ctx);
     if (!bearer) return next();
     const verdict = limiter.consume(bearer.hash);
@@ -27,6 +27,15 @@ export function perTokenRateLimit(db: Database, limit: RateLimit, logger: Logger
     ctx.set(verdict.headers);
     await next();
   });
+  perTokenLimits.add(middleware);
+  return middleware;
+}
+
+const perTokenLimits = new WeakSet<Middleware>();
+
+/** Whether `middleware` is the per-token limit, whose RateLimit-* headers every answer after it carries. */
+export function isPerTokenRateLimit(middleware: unknown): boolean {
+  return typeof middleware === 'function' && perTokenLimits.has(middleware as Middleware);
 }
 
 const rateLimits = new WeakSet<Middleware>();

@@ -65,3 +65,22 @@ export const RATE_LIMITED: SharedAnswer = {
     'RateLimit-Reset': { ...seconds, description: 'Seconds until the window resets.' },
   },
 };
+
+/**
+ * The per-token limit's state, on every answer a route gives once the limit let the request in
+ * (its successes and 304s, where a client paces itself by them): the IETF draft's RateLimit fields.
+ */
+export const RATE_LIMIT_STATE_HEADERS: Record<string, JsonObject> = {
+  'RateLimit-Limit': { ...seconds, description: 'Requests allowed per window with this token.' },
+  'RateLimit-Remaining': { ...seconds, description: 'Requests left in this window with this token.' },
+  'RateLimit-Reset': { ...seconds, description: 'Seconds until the window resets.' },
+};
+
+/** Every answer of the service carries the request's id (packages/config request-context.ts). */
+export const REQUEST_ID_HEADERS: Record<string, JsonObject> = {
+  'X-Request-Id': {
+    schema: { type: 'string' },
+    description:
+      "The request's id: the X-Request-Id sent, when it is 1 to 128 of `A-Za-z0-9._:-`, else a new one. It is in the service's log line for the request: quote it when reporting a problem.",
+  },
+};
