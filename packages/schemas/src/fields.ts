@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isEmailAddress } from './email-address';
 import { isRowId, rowIdMessage, rowIdNumber } from './row-id';
 
 /**
@@ -34,10 +35,17 @@ export function requiredText(field: string, max = 255) {
     .max(max, `The ${label(field)} must not be greater than ${max} characters.`);
 }
 
+/** An e-mail address (isEmailAddress: RFC 5322, international ones included), trimmed like the other fields. */
 export function optionalEmail(max = 254) {
   const message = 'The email must be a valid email address.';
   return z
-    .union([z.literal(''), z.email(message).max(max, message)], { error: message })
+    .string({ error: message })
+    .trim()
+    .max(max, message)
+    .refine((value) => value === '' || isEmailAddress(value), message)
+    .meta({
+      description: `An e-mail address as RFC 5322 writes it (a quoted local part, a one-label domain and an address literal included), with the international characters RFC 6531 allows; at most ${max} characters.`,
+    })
     .nullable()
     .transform((value) => (value === '' ? null : value));
 }

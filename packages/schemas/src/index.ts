@@ -6,6 +6,7 @@ export * from './contact-input-v3';
 export * from './contact-v3';
 export * from './contact-v4';
 export * from './delete-contacts';
+export * from './email-address';
 export * from './errors';
 export * from './errors-v3';
 export * from './fields';

@@ -36,7 +36,7 @@ describe('v4 contact input', () => {
     ['join_date', '0000-02-29'],
     ['website', 'example.com'],
     ['website', 'javascript:alert(1)'],
-    ['email', 'a@b'],
+    ['email', 'a@b@c'],
     ['personal_number', '1'.repeat(16)],
     ['zipcode', '1234567'],
     ['group_id', '1.5'],
