@@ -36,7 +36,16 @@ export function renderGatewayConfig(
   );
 }
 
-/** `server …;` lines for an upstream block: passive health checks: three failures within 10 s take a replica out for 10 s (one spurious reset of a kept-alive connection must not). */
-export function upstreamServers(addresses: string[], parameters = 'max_fails=3 fail_timeout=10s'): string {
+/**
+ * The passive health check of every upstream server: three failures within 2 s take a replica out
+ * for 2 s (one spurious reset of a kept-alive connection must not). Short, because a replica being
+ * restarted fails connections for the second it is down, and stays out for the whole period after
+ * it is back: with 10 s, restarting the next replica of a pair within 10 s left none (a rolling
+ * restart's outage, 2026-11-25). docker-compose.yml writes the same.
+ */
+export const PASSIVE_HEALTH_CHECK = 'max_fails=3 fail_timeout=2s';
+
+/** `server …;` lines for an upstream block, with the passive health check. */
+export function upstreamServers(addresses: string[], parameters = PASSIVE_HEALTH_CHECK): string {
   return addresses.map((address) => `server ${address} ${parameters};`).join(' ');
 }

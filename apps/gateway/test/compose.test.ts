@@ -3,7 +3,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GATEWAY_TEMPLATE_PATH, GATEWAY_VARIABLES, renderGatewayConfig, templatePlaceholders } from '../src/index';
+import {
+  GATEWAY_TEMPLATE_PATH,
+  GATEWAY_VARIABLES,
+  PASSIVE_HEALTH_CHECK,
+  renderGatewayConfig,
+  templatePlaceholders,
+} from '../src/index';
 import { checkNginxConfig, findNginx, writeNginxConfig } from './support/nginx';
 import { REPO_ROOT } from './support/replicas';
 
@@ -110,8 +116,9 @@ describe.skipIf(!requireTool(dockerCompose, 'docker-compose', "Debian's docker-c
     expect(templatePlaceholders().sort()).toEqual([...GATEWAY_VARIABLES].sort());
     const gateway = compose.slice(compose.indexOf('\n  gateway:'));
     for (const name of GATEWAY_VARIABLES) expect(gateway, name).toMatch(new RegExp(`\\n {6}${name}: \\S`));
-    expect(gateway).toMatch(/server auth:3001 resolve/);
-    expect(gateway).toMatch(/server contacts-api:3002 resolve/);
+    // The same passive health check as the tests' gateway (upstreamServers).
+    expect(gateway).toContain(`server auth:3001 resolve ${PASSIVE_HEALTH_CHECK};`);
+    expect(gateway).toContain(`server contacts-api:3002 resolve ${PASSIVE_HEALTH_CHECK};`);
   });
 
   it('passes each service every setting it reads (a value set in .env is never silently ignored)', () => {

@@ -1,5 +1,6 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
+import { watchConnections } from './connection-drain';
 import { EnvironmentError } from './env';
 import type { Logger } from './logger';
 
@@ -23,13 +24,15 @@ export interface ServeOptions {
 const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
 /**
- * Listens, and on a shutdown signal stops accepting connections, lets in-flight requests
- * finish (up to `shutdownTimeout` seconds), closes what the service holds, exits 0.
+ * Listens, and on a shutdown signal stops taking requests without cutting one off
+ * (watchConnections), letting those in flight finish (up to `shutdownTimeout` seconds), closes
+ * what the service holds, exits 0.
  * A port that cannot be used rejects with an EnvironmentError naming PORT.
  */
 export async function serve(options: ServeOptions): Promise<Server> {
   const server = createServer(options.handler);
   server.keepAliveTimeout = 65_000;
+  const connections = watchConnections(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error) => reject(portRefusal(error, options.port, 'PORT', options.host)));
     server.listen(options.port, options.host, () => resolve());
@@ -42,10 +45,7 @@ export async function serve(options: ServeOptions): Promise<Server> {
     const timeout = (options.shutdownTimeout ?? 10) * 1000;
     const force = setTimeout(() => server.closeAllConnections(), timeout);
     force.unref();
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    });
+    await connections.drain();
     clearTimeout(force);
     try {
       await options.onClose();
