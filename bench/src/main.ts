@@ -193,7 +193,12 @@ try {
 
   // --- 8b: cold start to ready (before any load, on a quiet machine) --------------------------
   const authPg = await start(
-    { name: 'auth', script: 'bench/dist/auth.js', env: { ...serviceEnv }, readyPath: '/readyz' },
+    {
+      name: 'auth',
+      script: 'bench/dist/auth.js',
+      env: (url) => ({ ...serviceEnv, PUBLIC_URL: url }),
+      readyPath: '/readyz',
+    },
     'auth',
   );
   if (runs(8)) {
@@ -209,7 +214,7 @@ try {
           ...entry,
           nodeFlags: flagsOf(entry.script),
           name: `cold-${entry.name}`,
-          env: { ...serviceEnv, AUTH_INTERNAL_URL: authPg.url },
+          env: (url) => ({ ...serviceEnv, AUTH_INTERNAL_URL: authPg.url, PUBLIC_URL: url }),
           logDir,
         });
         await service.stop();
@@ -483,7 +488,7 @@ try {
       ? await start({
           name: 'auth-memory',
           script: 'bench/dist/auth.js',
-          env: { ...serviceEnv, BENCH_ADAPTER: 'memory' },
+          env: (url) => ({ ...serviceEnv, BENCH_ADAPTER: 'memory', PUBLIC_URL: url }),
           readyPath: '/readyz',
         })
       : undefined;
@@ -578,7 +583,7 @@ try {
     const authNoLimit = await start({
       name: 'auth-no-limit',
       script: 'bench/dist/auth.js',
-      env: { ...serviceEnv, TOKEN_RATE_LIMIT: '0' },
+      env: (url) => ({ ...serviceEnv, TOKEN_RATE_LIMIT: '0', PUBLIC_URL: url }),
       readyPath: '/readyz',
     });
     const plainRequests = await chains(plainOidc);
@@ -1012,7 +1017,7 @@ try {
       start({
         name: 'auth-janitor',
         script: 'bench/dist/auth.js',
-        env: { ...serviceEnv, ...env },
+        env: (url) => ({ ...serviceEnv, PUBLIC_URL: url, ...env }),
         readyPath: '/readyz',
       });
     rows.push(

@@ -5,12 +5,12 @@ import {
   LONGEST_LIFETIME_SECONDS,
   loadSharedSecrets,
   portFrom,
+  publicUrlFrom,
   type RateLimit,
   rateLimitFrom,
   type ServiceRuntime,
   type SharedSecrets,
   serviceRuntimeFrom,
-  urlFrom,
 } from '@contacts/config';
 import { dataDirectory } from '@contacts/db';
 
@@ -44,7 +44,7 @@ const DAY = 24 * 60 * 60;
  */
 export async function loadAuthConfig(env: NodeJS.ProcessEnv, defaults: { port: number }): Promise<AuthConfig> {
   const port = portFrom(env, 'PORT', defaults.port);
-  const issuer = urlFrom(env, 'PUBLIC_URL', `http://localhost:${port}`);
+  const issuer = publicUrlFrom(env, port);
   const settings = {
     issuer,
     port,

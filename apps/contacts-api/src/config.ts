@@ -3,6 +3,7 @@ import {
   janitorSettingsFrom,
   loadSharedSecrets,
   portFrom,
+  publicUrlFrom,
   type RateLimit,
   rateLimitFrom,
   type ServiceRuntime,
@@ -51,7 +52,7 @@ export async function loadContactsApiConfig(
   },
 ): Promise<ContactsApiConfig> {
   const port = portFrom(env, 'PORT', defaults.port);
-  const publicUrl = urlFrom(env, 'PUBLIC_URL', `http://localhost:${port}`);
+  const publicUrl = publicUrlFrom(env, port);
   const authUrl = urlFrom(env, 'AUTH_URL', publicUrl);
   const settings = {
     port,

@@ -60,6 +60,22 @@ export function portFrom(env: NodeJS.ProcessEnv, name: string, fallback: number)
 }
 
 /**
+ * PUBLIC_URL: the one address clients use (the gateway's), which the auth server names as its
+ * issuer and both services put in links. Required in production: without it each replica would
+ * name itself `http://localhost:<its PORT>`, so replicas behind one gateway disagree on the issuer
+ * (tokens, discovery and redirects then depend on which replica answered). In development it
+ * defaults to that address.
+ */
+export function publicUrlFrom(env: NodeJS.ProcessEnv, port: number): string {
+  if (!env.PUBLIC_URL && nodeEnvironmentFrom(env) === 'production') {
+    throw new ConfigError(
+      'PUBLIC_URL must be set in production: the address clients use (e.g. https://contacts.example.com), the same for every replica; without it each replica names itself by its own port',
+    );
+  }
+  return urlFrom(env, 'PUBLIC_URL', `http://localhost:${port}`);
+}
+
+/**
  * The origin of a service, http(s), without a trailing slash ("localhost:3000" parses as a URL of
  * scheme "localhost:", and is refused). Both services answer at the root of their URL, and the
  * issuer it becomes may carry no query or fragment (RFC 8414 §2), so anything after the host and

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseSettingsFrom } from '../src/database-settings';
-import { ConfigError, EnvironmentError, portFrom } from '../src/env';
+import { ConfigError, EnvironmentError, portFrom, publicUrlFrom } from '../src/env';
 import { janitorSettingsFrom } from '../src/janitor-settings';
 import { createLogger, logLevelFrom } from '../src/logger';
 import { rateLimitFrom } from '../src/rate-limit';
@@ -272,6 +272,18 @@ describe('shared secrets', () => {
       `the development secrets could not be kept in ${path.join(file, 'data', 'secrets.json')}: ` +
         `${path.join(file, 'data')} is a file, or lies under one, not a folder (ENOTDIR). Choose a writable folder with ` +
         'DATA_DIR, or set COOKIE_KEYS, JWKS, INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET.',
+    );
+  });
+});
+
+describe('the address clients use (PUBLIC_URL)', () => {
+  it('defaults to the service itself in development, and is required in production (one issuer for every replica)', async () => {
+    expect(publicUrlFrom({}, 3001)).toBe('http://localhost:3001');
+    expect(publicUrlFrom({ NODE_ENV: 'production', PUBLIC_URL: 'https://contacts.example.com' }, 3001)).toBe(
+      'https://contacts.example.com',
+    );
+    expect(await refusal(() => publicUrlFrom({ NODE_ENV: 'production' }, 3001))).toMatch(
+      /^PUBLIC_URL must be set in production: the address clients use/,
     );
   });
 });
