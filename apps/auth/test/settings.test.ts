@@ -125,6 +125,10 @@ describe('developer settings in the browser', () => {
     expect(await page.locator('main').innerText()).toContain('No applications yet.');
     await page.reload();
     expect(await page.locator('[role="alert"]').count()).toBe(0);
+    // Deleted, it is still named in the security log: its deletion recorded the name.
+    await page.goto(`${server.baseUrl}/settings/security`);
+    const deleted = page.locator('tr', { hasText: 'Deleted an application' });
+    expect(await deleted.locator('td[data-label="Application"]').innerText()).toBe(`Card index (${clientId})`);
   });
 
   it('refuses a redirect URI that is not https nor local, with the reason', async () => {
@@ -166,6 +170,11 @@ describe('developer settings in the browser', () => {
     expect(await page.locator('[role="status"]').innerText()).toContain('The token was revoked');
     expect(await page.locator('tr', { hasText: 'backup script' }).innerText()).toContain('Revoked');
     expect(await introspectAsApi(server, token)).toEqual({ active: false });
+    // The security log says which token each event is about, by its name.
+    await page.goto(`${server.baseUrl}/settings/security`);
+    const what = await page.locator('td[data-label="What"]').allInnerTexts();
+    expect(what).toContain('Created a personal access token: “backup script”');
+    expect(what).toContain('Revoked a personal access token: “backup script”');
   });
 
   it('never issues a personal token for longer than 60 days', async () => {

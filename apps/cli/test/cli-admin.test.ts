@@ -213,7 +213,7 @@ describe('members', () => {
     expect(await sessionsOf(member.id)).toEqual({ pages: 0, provider: 0 });
     // Without --revoke-tokens, what the member authorized keeps working.
     expect((await database.db('personal_access_tokens').where({ id: token.id }).first()).revoked_at).toBeNull();
-    expect(await auditEvents(member.id)).toEqual(['password.changed']);
+    expect(await auditEvents(member.id)).toEqual(['personal_token.created', 'password.changed']);
   });
 
   it('lift a sign-in lock: member unlock keeps the password, member set-password gives a new one that works at once', async () => {
@@ -375,9 +375,31 @@ describe('tokens', () => {
     const run = await runCli(['token', 'revoke', '--id', String(created.id)], env);
     expect(run.json).toEqual({ id: created.id, revoked: true, already_revoked: false });
     expect(await database.db('oidc_models').where({ account_id: String(member.id) })).toEqual([]);
-    expect(await auditEvents(member.id)).toEqual(['personal_token.revoked']);
+    // Created by the administrator or by the member, a token is in their security log.
+    expect(await auditEvents(member.id)).toEqual(['personal_token.created', 'personal_token.revoked']);
     const again = await runCli(['token', 'revoke', '--id', String(created.id)], env);
     expect(again.json).toEqual({ id: created.id, revoked: true, already_revoked: true });
+    // Several scopes, as repeated flags: all of them (the last one alone made a write-only token).
+    const both = (
+      await runCli(
+        [
+          'token',
+          'create',
+          '--member',
+          String(member.id),
+          '--name',
+          'Both',
+          '--scope',
+          'contacts:read',
+          '--scope',
+          'contacts:write',
+        ],
+        env,
+      )
+    ).json as { id: number };
+    expect(await database.db('personal_access_tokens').where({ id: both.id }).first()).toMatchObject({
+      scopes: ['contacts:read', 'contacts:write'],
+    });
   });
 
   it('refuse an unknown token with exit code 2', async () => {

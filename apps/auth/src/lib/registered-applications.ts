@@ -222,12 +222,13 @@ export async function updateClient(
   });
 }
 
-/** Deletes the application and revokes every token, code and consent issued to it. */
-export async function deleteClient(db: Database, ownerId: number, clientId: string): Promise<void> {
+/** Deletes the application and revokes every token, code and consent issued to it; answers its name. */
+export async function deleteClient(db: Database, ownerId: number, clientId: string): Promise<{ name: string }> {
   const client = await findOwnedOAuthClient(db, ownerId, clientId);
   if (!client) throw new InputError('No such application.', 'client_id');
   await db.transaction(async (trx) => {
     await revokeOidcModels(trx, { clientId });
     await deleteOAuthClient(trx, clientId);
   });
+  return { name: client.name };
 }

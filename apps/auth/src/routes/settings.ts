@@ -194,9 +194,15 @@ export function settingsRoutes(services: AuthServices): Router {
   );
   router.post('/applications/:clientId/delete', formBody, (ctx) =>
     attempt(ctx, 'applications', async () => {
-      await deleteClient(db, memberId(ctx), ctx.params.clientId as string);
+      const deleted = await deleteClient(db, memberId(ctx), ctx.params.clientId as string);
       clients.forget(ctx.params.clientId as string);
-      await audit('application.deleted', { memberId: memberId(ctx), clientId: ctx.params.clientId, ip: ctx.ip });
+      // The name, which the security log can no longer look up.
+      await audit('application.deleted', {
+        memberId: memberId(ctx),
+        clientId: ctx.params.clientId,
+        ip: ctx.ip,
+        details: { client_name: deleted.name },
+      });
       return { seeOther: 'deleted' };
     }),
   );

@@ -71,7 +71,7 @@ export function sessionsPage(view: AccountFrame & { sessions: BrowserSession[] }
           <td data-label="From">${session.ip ?? ''}</td><td data-label="Signed in (UTC)">${when(session.createdAt)}</td>
           <td data-label="Actions"><form method="post" action="/settings/sessions/${session.handle}/sign-out">
             <input type="hidden" name="csrf" value="${view.csrfToken}">
-            <button type="submit" class="danger">Sign out</button></form></td></tr>`,
+            <button type="submit" class="danger" aria-label="Sign out ${browserOf(session.userAgent ?? null)}, signed in ${when(session.createdAt)}">Sign out</button></form></td></tr>`,
       )}</tbody></table>
     </section>`,
   );

@@ -121,6 +121,7 @@ export function layout(options: LayoutOptions, body: SafeHtml): string {
   <link rel="stylesheet" href="/assets/auth.css">
 </head>
 <body>
+  <a class="skip" href="#main">Skip to the content</a>
   ${nav}
   <main id="main" class="${options.member ? 'wide' : 'narrow'}">
     ${body}

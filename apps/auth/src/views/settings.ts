@@ -1,4 +1,6 @@
-import type { AuditEventRow, MemberGrantRow, OAuthClientRow, PersonalAccessTokenRow } from '@contacts/db';
+import { API_DOCS_CLIENT_ID } from '@contacts/config';
+import type { MemberGrantRow, NamedAuditEventRow, OAuthClientRow, PersonalAccessTokenRow } from '@contacts/db';
+import { API_DOCS_CLIENT_NAME } from '../lib/api-docs-client';
 import type { AuditEventName } from '../lib/audit';
 import { secretVersion } from '../lib/client-secrets';
 import { SCOPE_DESCRIPTIONS, scopeDescription } from '../provider/scopes';
@@ -248,19 +250,28 @@ const EVENT_LABELS: Record<AuditEventName, string> = {
 
 /**
  * The application of a security event: its name, which whoever registered it chose (and need not
- * be unique), with its client_id, which is; the client_id alone when it is no registered one.
+ * be unique), with its client_id, which is. A deleted application's name is the one its deletion
+ * recorded; the API documentation's is its own; the client_id alone otherwise.
  */
-const applicationOf = (event: { client_id: string | null; client_name: string | null }): string =>
-  event.client_name ? `${event.client_name} (${event.client_id})` : (event.client_id ?? '');
+function applicationOf(event: NamedAuditEventRow): string {
+  const recorded = typeof event.details.client_name === 'string' ? event.details.client_name : undefined;
+  const builtIn = event.client_id === API_DOCS_CLIENT_ID ? API_DOCS_CLIENT_NAME : undefined;
+  const name = event.client_name ?? recorded ?? builtIn;
+  return name ? `${name} (${event.client_id})` : (event.client_id ?? '');
+}
+
+/** What happened, in words, with the personal token's name when the event is about one. */
+function whatOf(event: NamedAuditEventRow): string {
+  const words = EVENT_LABELS[event.event as AuditEventName] ?? event.event;
+  return event.token_name ? `${words}: “${event.token_name}”` : words;
+}
 
 /** A granted scope string in the consent page's words ("*" means nothing to a member). */
 function scopeWords(scope: string): string {
   return scope.split(' ').filter(Boolean).map(scopeDescription).join('; ');
 }
 
-export function securityPage(
-  view: SettingsFrame & { events: Array<AuditEventRow & { client_name: string | null }>; length: number },
-): string {
+export function securityPage(view: SettingsFrame & { events: NamedAuditEventRow[]; length: number }): string {
   return frame(
     view,
     'security',
@@ -275,7 +286,7 @@ export function securityPage(
             (
               event,
             ) => html`<tr><td data-label="When (UTC)">${event.created_at.toISOString().replace('T', ' ').slice(0, 19)}</td>
-              <td data-label="What">${EVENT_LABELS[event.event as AuditEventName] ?? event.event}</td><td data-label="Application">${applicationOf(event)}</td><td data-label="From">${event.ip ?? ''}</td></tr>`,
+              <td data-label="What">${whatOf(event)}</td><td data-label="Application">${applicationOf(event)}</td><td data-label="From">${event.ip ?? ''}</td></tr>`,
           )}</tbody></table>`
       }
     </section>`,

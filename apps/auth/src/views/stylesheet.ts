@@ -22,6 +22,18 @@ body {
   color: var(--ink);
   background: var(--bg);
 }
+/* The skip link: the first stop for a keyboard, out of sight until it has the focus. */
+.skip {
+  position: absolute;
+  left: -9999px;
+}
+.skip:focus {
+  left: 1rem;
+  top: 0.5rem;
+  z-index: 10;
+  background: #fff;
+  padding: 0.5rem 0.75rem;
+}
 .topbar {
   display: flex;
   flex-wrap: wrap;

@@ -106,7 +106,7 @@ export const clientCommands: Record<string, Command> = {
       await context.audit('application.deleted', {
         memberId: client.owner_id,
         clientId: client.client_id,
-        details: cli,
+        details: { ...cli, client_name: client.name },
       });
       return { client_id: client.client_id, deleted: true };
     },

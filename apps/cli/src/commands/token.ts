@@ -13,14 +13,15 @@ function shown({ token_hash: _hash, grant_id: _grant, ...token }: PersonalAccess
 
 export const tokenCommands: Record<string, Command> = {
   create: {
-    summary: 'token create --member M --name N [--days D] [--scope S]',
+    summary: 'token create --member M --name N [--days D] [--scope S …]',
     description:
-      'Creates a personal access token for member M (printed once). D at most 60, default 60; S defaults to *.',
+      'Creates a personal access token for member M (printed once), in their security log. D at most 60, default 60; ' +
+      'S defaults to *; give several as --scope contacts:read --scope contacts:write (or space-separated in one).',
     options: {
       member: { type: 'string' },
       name: { type: 'string' },
       days: { type: 'string' },
-      scope: { type: 'string' },
+      scope: { type: 'string', multiple: true },
     },
     required: ['member', 'name'],
     run: async (values, context) => {
@@ -28,8 +29,13 @@ export const tokenCommands: Record<string, Command> = {
       return withAuthServer(context, async (auth) => {
         const created = await auth.personalTokens.create(memberId, {
           name: values.name,
-          scopes: values.scope ?? '*',
+          scopes: Array.isArray(values.scope) ? values.scope.join(' ') : '*',
           days: values.days,
+        });
+        // In the member's security log, as a token created on their settings page is.
+        await context.audit('personal_token.created', {
+          memberId,
+          details: { token_id: created.id, expires_at: created.expires_at, via: 'cli' },
         });
         return { id: created.id, token: created.token, expires_at: created.expires_at };
       });

@@ -18,7 +18,6 @@ import { openApiPaths, type RegisteredRoute } from '../http/openapi-paths';
 const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
-  'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
   'favicon-32x32.png': 'image/png',
   'favicon-16x16.png': 'image/png',
   // The OAuth callback page (the docs client's redirect URI) and its script, which hands the
@@ -31,6 +30,7 @@ const PAGE = `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Member contacts API</title>
   <link rel="stylesheet" href="/docs/swagger-ui.css">
   <link rel="icon" type="image/png" href="/docs/favicon-32x32.png">
@@ -38,7 +38,6 @@ const PAGE = `<!doctype html>
 <body>
   <div id="swagger-ui"></div>
   <script src="/docs/swagger-ui-bundle.js"></script>
-  <script src="/docs/swagger-ui-standalone-preset.js"></script>
   <script src="/docs/init.js"></script>
 </body>
 </html>
@@ -53,7 +52,9 @@ function initScript(publicUrl: string): string {
   const settings = {
     url: '/openapi.json',
     dom_id: '#swagger-ui',
-    layout: 'StandaloneLayout',
+    // Without the standalone top bar: its box loads any other document (confusing on this page)
+    // and is the page's unlabeled field.
+    layout: 'BaseLayout',
     oauth2RedirectUrl: apiDocsRedirectUri(publicUrl),
   };
   const oauth = {
@@ -63,7 +64,7 @@ function initScript(publicUrl: string): string {
     scopes: ['contacts:read'] satisfies Array<keyof typeof CONTACT_SCOPES>,
   };
   return `window.ui = SwaggerUIBundle(Object.assign(${JSON.stringify(settings)}, {
-  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+  presets: [SwaggerUIBundle.presets.apis],
 }));
 window.ui.initOAuth(${JSON.stringify(oauth)});
 `;

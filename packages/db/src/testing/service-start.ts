@@ -35,7 +35,12 @@ export function describeDatabaseRefusalsAtStart({
     let empty: TestDatabase;
     let behind: TestDatabase;
     beforeAll(async () => {
-      env = { PATH: process.env.PATH, NODE_ENV: 'production', ...(await productionSecrets()) };
+      env = {
+        PATH: process.env.PATH,
+        NODE_ENV: 'production',
+        PUBLIC_URL: 'https://contacts.example.test',
+        ...(await productionSecrets()),
+      };
       [empty, behind] = await Promise.all([createEmptyTestDatabase(), createTestDatabase()]);
       const [last] = await behind.db('knex_migrations').orderBy('id', 'desc').limit(1).pluck('name');
       await behind.db('knex_migrations').where({ name: last }).delete();
