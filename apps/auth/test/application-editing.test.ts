@@ -50,6 +50,18 @@ describe('editing an application', () => {
     const codeFor = (redirectUri: string) =>
       anAuthorizationCode(server.auth.provider, { memberId: owner.id, clientId: app.client_id, redirectUri });
     const [oldCode, keptCode] = [await codeFor('https://old.example/cb'), await codeFor('https://kept.example/cb')];
+    // One already exchanged stays: its row is how a replay of it is recognised.
+    const exchanged = await codeFor('https://old.example/cb');
+    const consumedBefore = (
+      await tokenRequest(as, {
+        grant_type: 'authorization_code',
+        code: exchanged,
+        redirect_uri: 'https://old.example/cb',
+        client_id: app.client_id,
+        client_secret: app.client_secret as string,
+      })
+    ).status;
+    expect(consumedBefore).toBe(200);
 
     await updateClient(server.database.db, owner.id, app.client_id, {
       name: 'Two URIs',
@@ -68,6 +80,11 @@ describe('editing an application', () => {
       body: { error: 'invalid_grant' },
     });
     expect((await exchange(keptCode, 'https://kept.example/cb')).status).toBe(200);
+    const codes = await server.database
+      .db('oidc_models')
+      .where({ model: 'AuthorizationCode', client_id: app.client_id })
+      .whereNotNull('consumed_at');
+    expect(codes.map((row) => row.payload.redirectUri)).toContain('https://old.example/cb');
   });
 
   it('renames it and replaces its redirect URIs: the old URI is refused at once, the new one accepted', async () => {

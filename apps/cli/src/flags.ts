@@ -51,9 +51,11 @@ export async function passwordFlag(
 async function firstLineOf(input: NodeJS.ReadableStream): Promise<string | undefined> {
   let text = '';
   let received = false;
+  // A character split between two chunks is decoded whole.
+  const decoder = new TextDecoder();
   for await (const chunk of input) {
     received = true;
-    text += typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('utf8');
+    text += typeof chunk === 'string' ? chunk : decoder.decode(chunk as Buffer, { stream: true });
     // A terminal's line arrives before its end of input: stop there rather than wait for Ctrl-D.
     if (text.includes('\n')) break;
   }

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
 
 /**
@@ -40,6 +40,9 @@ export function watchConnections(server: Server): { drain(): Promise<void> } {
       for (const socket of connections) {
         lastHeard.set(socket, Date.now());
         socket.on('data', () => lastHeard.set(socket, Date.now()));
+        // An answer still being made closes its connection too.
+        const pending = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+        if (pending && !pending.headersSent) pending.shouldKeepAlive = false;
       }
       server.prependListener('request', (_request, response) => {
         response.shouldKeepAlive = false;
@@ -50,7 +53,7 @@ export function watchConnections(server: Server): { drain(): Promise<void> } {
           // Quiet counts from the last request's data or its answer, whichever came later: the
           // client's idle timer starts when it has the answer.
           if (answerPending(socket)) lastHeard.set(socket, now);
-          else if (now - (lastHeard.get(socket) ?? 0) >= QUIET_MS) socket.destroy();
+          else if (now - (lastHeard.get(socket) ?? now) >= QUIET_MS) socket.destroy();
         }
         await sleep(50);
       }

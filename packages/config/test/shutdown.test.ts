@@ -52,7 +52,7 @@ describe('a service stopping (SIGTERM)', () => {
     const slow = get(port, agent);
     await new Promise((resolve) => setTimeout(resolve, 100));
     child.kill('SIGTERM');
-    expect(await slow).toEqual({ status: 200, connection: 'keep-alive' });
+    expect(await slow).toEqual({ status: 200, connection: 'close' });
     expect(await exit).toBe(0);
     agent.destroy();
   });

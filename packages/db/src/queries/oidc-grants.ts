@@ -48,10 +48,14 @@ export async function revokeCodesForRedirectUrisOtherThan(
   clientId: string,
   redirectUris: readonly string[],
 ): Promise<number> {
-  return db('oidc_models')
-    .where({ model: 'AuthorizationCode', client_id: clientId })
-    .whereRaw("not (payload->>'redirectUri' = any(?::text[]))", [redirectUris as string[]])
-    .delete();
+  return (
+    db('oidc_models')
+      .where({ model: 'AuthorizationCode', client_id: clientId })
+      // Not a consumed one: its row is how a replay of it is recognised (and its tokens revoked).
+      .whereNull('consumed_at')
+      .whereRaw("not (payload->>'redirectUri' = any(?::text[]))", [redirectUris as string[]])
+      .delete()
+  );
 }
 
 /** The member's most recent unexpired consent (Grant id) for a client. */
