@@ -34,7 +34,8 @@ export const passwordOptions = {
   'password-stdin': { type: 'boolean' },
 } as const;
 
-export const PASSWORD_FLAGS = ['password', 'password-stdin'];
+/** The password flags, of which a command takes exactly one (Command.oneOf). */
+export const PASSWORD_FLAGS = Object.keys(passwordOptions);
 
 /** The password given by `passwordOptions` (cli.ts has checked that exactly one was). */
 export async function passwordFlag(

@@ -115,9 +115,6 @@ describe.skipIf(!nginx && !process.env.CI)('the production topology, on one mach
     return { response, body, requestId };
   }
 
-  /** The kill test's token, for the rolling restart after it. */
-  let killRunToken: string;
-
   /**
    * Six clients sending, one after another, reads of both services and creates through the
    * gateway until stopped: a POST the gateway sent is never retried on another replica, so one cut
@@ -503,8 +500,8 @@ describe.skipIf(!nginx && !process.env.CI)('the production topology, on one mach
     expect(routes.size).toBeLessThan(40);
   });
 
-  it('loses no request when one replica of each service dies mid-run, and routes around them', async () => {
-    // A fresh token, cached by every API replica.
+  /** A fresh access token of the member for the application, by the code flow in Chromium through the gateway. */
+  async function freshAccessToken(): Promise<string> {
     const context = await browser.newContext();
     const page = await context.newPage();
     const { callback } = await authorizeInBrowser(page, authorizeUrl(as, application), application.redirect_uri, {
@@ -525,6 +522,12 @@ describe.skipIf(!nginx && !process.env.CI)('the production topology, on one mach
     });
     const token = (JSON.parse(exchange.body) as { access_token: string }).access_token;
     secretValues.set(token, 'access token');
+    return token;
+  }
+
+  it('loses no request when one replica of each service dies mid-run, and routes around them', async () => {
+    // A fresh token, cached by every API replica.
+    const token = await freshAccessToken();
     expect(await onEveryApiReplica('/v4/contacts', token)).toEqual([200, 200, 200]);
 
     const load = underLoad(token);
@@ -565,11 +568,10 @@ describe.skipIf(!nginx && !process.env.CI)('the production topology, on one mach
         `${retried.length} found a dead replica and were retried by the gateway (${triedDead.length} of them after the kills)`,
     );
     expect(victims.api.records().some((record) => record.msg === 'contacts-api shutting down')).toBe(true);
-    killRunToken = token;
   });
 
   it('loses no request in a rolling restart of contacts-api as the README describes it (ready, then 3 s more, then the next)', async () => {
-    const load = underLoad(killRunToken);
+    const load = underLoad(await freshAccessToken());
     for (const [index, replica] of api.entries()) {
       if (replica.child.exitCode !== null || replica.child.signalCode !== null) continue; // the kill test's victim
       replica.signal('SIGTERM');

@@ -1,5 +1,6 @@
 import type { Server, ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * A connection that has carried nothing for this long is closed by the server; a client may still
@@ -73,5 +74,3 @@ function closeListener(server: Server): Promise<void> {
     NetServer.prototype.close.call(server, () => resolve());
   });
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
