@@ -94,17 +94,23 @@ export async function touchPersonalAccessToken(
   db: Database,
   tokenHashValue: string,
 ): Promise<Pick<PersonalAccessTokenRow, 'id' | 'member_id' | 'name'> | undefined> {
-  const [first] = await db('personal_access_tokens')
-    .where({ token_hash: tokenHashValue })
-    .whereNull('last_used_at')
-    .update({ last_used_at: db.fn.now() })
-    .returning(['id', 'member_id', 'name']);
-  if (first) return first as Pick<PersonalAccessTokenRow, 'id' | 'member_id' | 'name'>;
-  await db('personal_access_tokens')
-    .where({ token_hash: tokenHashValue })
-    .andWhere('last_used_at', '<', db.raw("now() - interval '1 minute'"))
-    .update({ last_used_at: db.fn.now() });
-  return undefined;
+  // One statement. `before` is the row as this statement's snapshot saw it, which tells a first
+  // use apart; the conditions on `t` are what PostgreSQL checks again when a concurrent touch
+  // updated the row first, so of racing first uses exactly one writes, and reports it.
+  const { rows } = await db.raw<{
+    rows: Array<Pick<PersonalAccessTokenRow, 'id' | 'member_id' | 'name'> & { first_use: boolean }>;
+  }>(
+    `update personal_access_tokens as t
+        set last_used_at = now()
+       from personal_access_tokens as before
+      where before.id = t.id
+        and t.token_hash = ?
+        and (t.last_used_at is null or t.last_used_at < now() - interval '1 minute')
+      returning t.id, t.member_id, t.name, before.last_used_at is null as first_use`,
+    [tokenHashValue],
+  );
+  const [touched] = rows;
+  return touched?.first_use ? { id: touched.id, member_id: touched.member_id, name: touched.name } : undefined;
 }
 
 /** A token by id alone (administration), whoever it belongs to. */
