@@ -86,20 +86,18 @@ export async function markPersonalAccessTokenRevoked(db: Database, id: number): 
   return updated > 0;
 }
 
+/** A token's id, member and name: what an audit event about it names. */
+type TokenOwner = Pick<PersonalAccessTokenRow, 'id' | 'member_id' | 'name'>;
+
 /**
  * Records use, at most once a minute per token so that a busy script does not write on every
  * call. Returns the token when this was its first use ever (worth an audit event).
  */
-export async function touchPersonalAccessToken(
-  db: Database,
-  tokenHashValue: string,
-): Promise<Pick<PersonalAccessTokenRow, 'id' | 'member_id' | 'name'> | undefined> {
+export async function touchPersonalAccessToken(db: Database, tokenHashValue: string): Promise<TokenOwner | undefined> {
   // One statement. `before` is the row as this statement's snapshot saw it, which tells a first
   // use apart; the conditions on `t` are what PostgreSQL checks again when a concurrent touch
   // updated the row first, so of racing first uses exactly one writes, and reports it.
-  const { rows } = await db.raw<{
-    rows: Array<Pick<PersonalAccessTokenRow, 'id' | 'member_id' | 'name'> & { first_use: boolean }>;
-  }>(
+  const { rows } = await db.raw<{ rows: Array<TokenOwner & { first_use: boolean }> }>(
     `update personal_access_tokens as t
         set last_used_at = now()
        from personal_access_tokens as before
