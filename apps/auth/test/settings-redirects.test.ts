@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
-import { aMember, anAccessToken, anApplication, type TestMember } from './support/factories';
-import { aSignedInMember, type HttpBrowser, hiddenFields, httpBrowser } from './support/http-browser';
+import { anAccessToken, anApplication } from './support/factories';
+import { aSignedInMember, type HttpBrowser, hiddenFields } from './support/http-browser';
 import { discover, introspectAsApi, tokenRequest } from './support/oauth-client';
 
 /**

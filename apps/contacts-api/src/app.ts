@@ -83,7 +83,7 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
   );
 
   // [security] DPoP proofs and the personal-token checksum, checked with every token.
-  const constraint = senderConstraint(db, config.publicUrl, logger);
+  const constraint = senderConstraint(db, config.publicUrl);
   // [security] Invalid tokens per caller address, counted around the token check of every route.
   const invalidTokens = config.invalidTokenLimit
     ? invalidTokenLimit(db, config.invalidTokenLimit, authenticator, logger)

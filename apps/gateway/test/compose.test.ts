@@ -162,6 +162,7 @@ describe.skipIf(!requireTool(dockerCompose, 'docker-compose', "Debian's docker-c
       for (const name of names) expect(section, `${service} ${name}`).toMatch(new RegExp(`\\n {6}${name}: `));
     }
     // stop_grace_period follows .env too, so that a longer SHUTDOWN_TIMEOUT can be given room.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Compose's own ${…} substitution, as the file spells it
     expect(compose).toContain('stop_grace_period: ${STOP_GRACE_PERIOD:-20s}');
   });
 

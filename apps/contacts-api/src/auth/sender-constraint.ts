@@ -1,4 +1,3 @@
-import type { Logger } from '@contacts/config';
 import { type Database, hasPersonalTokenPrefix, isWellFormedPersonalToken, rememberDpopProof } from '@contacts/db';
 import type { Context } from 'koa';
 import { bearerToken, dpopToken, presentedScheme } from '../http/bearer';
@@ -45,7 +44,7 @@ const bearerInvalid = (description: string) =>
  * PostgreSQL (dpop_proofs), so a proof replayed to another replica is refused as well; the
  * janitor deletes them once their window has passed.
  */
-export function senderConstraint(db: Database, publicUrl: string, logger: Logger): SenderConstraint {
+export function senderConstraint(db: Database, publicUrl: string): SenderConstraint {
   const base = publicUrl.replace(/\/+$/, '');
   return {
     async present(ctx) {
