@@ -85,6 +85,20 @@ describe('a method an address does not take', () => {
     expect((await jsonOf(response)).error).toBe('method_not_allowed');
   });
 
+  it.each([
+    ['PROPFIND', '/nothing-here'],
+    ['MKCOL', '/settings/nothing-here'],
+    ['LOCK', '/oauth/nothing-here'],
+  ])('is 404, not 405, for a method no router knows at an address nothing answers (%s %s)', async (method, path) => {
+    const response = await fetch(`${server.baseUrl}${path}`, { method, headers: PROGRAM });
+    expect(response.status).toBe(404);
+    expect(response.headers.has('allow')).toBe(false);
+    expect(await jsonOf(response)).toEqual({
+      error: 'not_found',
+      error_description: 'There is nothing at this address.',
+    });
+  });
+
   it('leaves the endpoints’ own answers alone', async () => {
     // No client named: invalid_client (RFC 6749 §5.2), in the endpoint's own OAuth shape.
     const response = await fetch(`${server.baseUrl}/oauth/token`, { method: 'POST', headers: PROGRAM });

@@ -58,4 +58,38 @@ describe('v4 405 answers', () => {
     expect((await world.client.request('/v4/contacts/abc')).status).toBe(404);
     expect((await world.client.request('/v4/nothing-here', { method: 'PROPFIND' })).status).toBe(404);
   });
+
+  it.each([
+    ['PROPFIND', '/v4/nothing-here'],
+    ['MKCOL', '/v4'],
+    ['LOCK', '/v4/contacts/1/nothing'],
+  ])(
+    '%s %s, an address nothing answers in a method no route knows → 404 in the v4 shape, no Allow',
+    async (method, path) => {
+      const response = await world.client.request(path, { method });
+      expect(response.status).toBe(404);
+      expect(response.headers.has('allow')).toBe(false);
+      expect(((await response.json()) as Failure).error.code).toBe('not_found');
+    },
+  );
+});
+
+describe('v3 answers to a method no route knows', () => {
+  it('is 405 with Allow where the path has routes', async () => {
+    const response = await world.client.request('/v3/contacts', { method: 'PROPFIND' });
+    expect(response.status).toBe(405);
+    expect(allowOf(response)).toEqual(['GET', 'HEAD', 'POST']);
+    expect(await response.json()).toEqual({ message: 'Method not allowed.' });
+  });
+
+  it.each([
+    ['PROPFIND', '/v3/nothing-here'],
+    ['REPORT', '/v3'],
+  ])('%s %s, where no route has the path, is 404 as for GET, without an Allow header', async (method, path) => {
+    const asked = await world.client.request(path, { method });
+    const got = await world.client.request(path);
+    expect(asked.status).toBe(404);
+    expect(asked.headers.has('allow')).toBe(false);
+    expect(await asked.json()).toEqual(await got.json());
+  });
 });

@@ -19,3 +19,4 @@ export * from './service-names';
 export * from './service-process';
 export * from './service-runtime';
 export * from './supported-node';
+export * from './unknown-methods';

@@ -38,7 +38,12 @@ export function allowedMethods(router: Router): Middleware {
       ctx.set('Allow', allowed.join(', '));
       return;
     }
-    if (allowed.length === 0) throw new ApiError(404, 'not_found', 'Not found.');
+    if (allowed.length === 0) {
+      // A method the router does not know at an address no route has: nothing there, whatever the
+      // method; the router's Allow header (empty: it names no method) goes with its answer.
+      ctx.remove('Allow');
+      throw new ApiError(404, 'not_found', 'Not found.');
+    }
     throw methodNotAllowed(allowed);
   };
 }

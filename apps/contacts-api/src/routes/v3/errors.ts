@@ -1,4 +1,4 @@
-import type { Logger } from '@contacts/config';
+import { type Logger, settleUnknownMethod } from '@contacts/config';
 import { type MessageV3, summarizeFieldErrors, type ValidationErrorV3 } from '@contacts/schemas';
 import type { Middleware } from 'koa';
 import { type ApiError, errorRenderer } from '../../http/errors';
@@ -13,14 +13,22 @@ export function laravelErrorBodies(logger: Logger): Middleware {
   return async (ctx, next) => {
     await render(ctx, next);
     if (ctx.status >= 400 && (ctx.body === undefined || ctx.body === null)) {
-      // Answers the router gives without a body: 405 (with Allow), and 501 for a method it does not
-      // know at all (MKCOL, PROPFIND…), which is the client's mistake: 405 as in v4, never a 5xx.
-      if (ctx.status === 501) ctx.status = 405;
-      ctx.body = { message: ctx.status === 405 ? 'Method not allowed.' : 'Not implemented.' } satisfies MessageV3;
+      // The router's own answer, without a body: 405 (with Allow).
+      ctx.body = { message: 'Method not allowed.' } satisfies MessageV3;
       ctx.set('Cache-Control', 'no-store');
     }
   };
 }
+
+/**
+ * Inside the error bodies, after the router's allowedMethods: its 501 for a method it does not know
+ * at all (MKCOL, PROPFIND…) is the client's mistake, 405 as in v4 where a route has the path and
+ * 404 (rendered like any other) where none has; never a 5xx.
+ */
+export const unknownMethodsV3: Middleware = async (ctx, next) => {
+  await next();
+  settleUnknownMethod(ctx);
+};
 
 function laravelBody(error: ApiError): MessageV3 | ValidationErrorV3 {
   switch (error.code) {

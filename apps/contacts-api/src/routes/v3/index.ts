@@ -3,7 +3,7 @@ import type { Router } from '@koa/router';
 import type { Middleware } from 'koa';
 import compose from 'koa-compose';
 import { deprecationHeaders } from './deprecation';
-import { laravelErrorBodies } from './errors';
+import { laravelErrorBodies, unknownMethodsV3 } from './errors';
 
 /**
  * The whole deprecated v3 API as one middleware owning every path under /v3: the deprecation
@@ -14,6 +14,7 @@ export function v3Api(router: Router, options: { publicUrl: string; logger: Logg
   const headers = deprecationHeaders(options.publicUrl);
   const chain = compose([
     laravelErrorBodies(options.logger),
+    unknownMethodsV3,
     router.routes() as Middleware,
     router.allowedMethods() as Middleware,
   ]);
