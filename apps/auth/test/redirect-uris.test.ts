@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerClient } from '../src/index';
+import { MAX_REDIRECT_URI_LENGTH } from '../src/lib/registered-applications';
 import { InputError } from '../src/lib/validation';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import { aMember, type TestMember } from './support/factories';
@@ -53,6 +54,21 @@ describe('redirect URI registration', () => {
   it('refuses any fragment, a bare "#" included', async () => {
     expect(await refusal('https://a.example/cb#')).toBe('"https://a.example/cb#" must not contain a fragment (#…).');
     expect(await refusal('https://a.example/cb#x')).toContain('must not contain a fragment');
+  });
+
+  it('refuses a URI longer than any authorization request can carry, without echoing it whole', async () => {
+    const base = 'https://a.example/';
+    const longest = `${base}${'x'.repeat(MAX_REDIRECT_URI_LENGTH - base.length)}`;
+    expect((await register(longest)).redirect_uris).toEqual([longest]);
+    const message = await refusal(`${longest}x`);
+    expect(message).toBe(`"${longest.slice(0, 40)}…" is longer than ${MAX_REDIRECT_URI_LENGTH} characters.`);
+  });
+
+  it('refuses a % that is no percent-encoding', async () => {
+    expect((await register('https://a.example/a%2Fb%c3%a9')).redirect_uris).toEqual(['https://a.example/a%2Fb%c3%a9']);
+    for (const uri of ['https://a.example/%zz', 'https://a.example/cb?x=%', 'https://a.example/%4']) {
+      expect(await refusal(uri)).toBe(`"${uri}" has a % that is no percent-encoding (%XX, two hex digits).`);
+    }
   });
 
   it('refuses a user name or password', async () => {

@@ -60,8 +60,17 @@ export function isNativeApplication(client: { is_public: boolean; redirect_uris:
 }
 
 /**
- * Redirect URIs are matched exactly, so they must be exact: one absolute URL, no fragment, no
- * user name or password, and https unless they point at the developer's own machine
+ * The longest redirect URI: an authorization request carries it, percent-encoded, in its URL
+ * beside the other parameters, and a URL of tens of kilobytes is refused before it reaches any
+ * route (Node's 16 KB header limit: 431), so a longer one would register an application that can
+ * never be authorized. 2,000 is what browsers and proxies have long been known to pass.
+ */
+export const MAX_REDIRECT_URI_LENGTH = 2000;
+
+/**
+ * Redirect URIs are matched exactly, so they must be exact: one absolute URL of at most
+ * MAX_REDIRECT_URI_LENGTH characters, no fragment, no user name or password, every % a
+ * percent-encoding (RFC 3986 §2.1), and https unless they point at the developer's own machine
  * (RFC 9700 §2.1 and §4.1.3; RFC 8252 §7.3) or, for a public application, at a private-use scheme
  * of a native app (RFC 8252 §7.1). `value` is one line, trimmed here; it is stored as
  * entered, so every check is made on the raw string as well as on what URL parsing makes of it
@@ -69,6 +78,13 @@ export function isNativeApplication(client: { is_public: boolean; redirect_uris:
  */
 export function validateRedirectUri(value: string, { isPublic = false }: { isPublic?: boolean } = {}): string {
   const line = value.trim();
+  if (line.length > MAX_REDIRECT_URI_LENGTH) {
+    // Not echoed whole: the message is shown on the form.
+    throw new InputError(
+      `"${shown(line.slice(0, 40))}…" is longer than ${MAX_REDIRECT_URI_LENGTH} characters.`,
+      'redirect_uris',
+    );
+  }
   if (/[\s,]/.test(line)) {
     throw new InputError(
       `"${shown(line)}" is not one URL: put each redirect URI on a line of its own, without spaces or commas.`,
@@ -79,6 +95,9 @@ export function validateRedirectUri(value: string, { isPublic = false }: { isPub
     throw new InputError(`"${shown(line)}" must not contain control characters.`, 'redirect_uris');
   }
   if (line.includes('#')) throw new InputError(`"${line}" must not contain a fragment (#…).`, 'redirect_uris');
+  if (/%(?![0-9A-Fa-f]{2})/.test(line)) {
+    throw new InputError(`"${line}" has a % that is no percent-encoding (%XX, two hex digits).`, 'redirect_uris');
+  }
   let url: URL;
   try {
     url = new URL(line);
