@@ -8,7 +8,7 @@ type Failure = { error: { code: string; fields?: Record<string, string[]> } };
 
 const world = useStack();
 
-/** A PNG of exactly `size` bytes: a real signature, then padding (the content check reads the start). */
+/** A PNG of exactly `size` bytes: a real PNG, then padding (the content check reads its header). */
 const pngOfSize = (size: number) => Buffer.concat([PNG, Buffer.alloc(size - PNG.length, 1)]);
 
 describe('contact images', () => {
@@ -118,6 +118,20 @@ describe('contact images', () => {
         { name: 'Fake' },
         { bytes: Buffer.from('just some text, not an image'), filename: 'fake.png', type: 'image/png' },
       ),
+    });
+    expect(response.status).toBe(422);
+    expect(((await response.json()) as Failure).error.fields?.image).toEqual(['The image must be a JPEG or PNG file.']);
+    expect(await world.stack.db('contacts').count('* as count')).toEqual(before);
+  });
+
+  it.each([
+    ['a JPEG cut off after its signature', JPEG.subarray(0, 6), 'cut.jpg', 'image/jpeg'],
+    ['a PNG cut off inside its header', PNG.subarray(0, 20), 'cut.png', 'image/png'],
+  ])('refuses %s with 422 (no size to read), and stores nothing', async (_label, bytes, filename, type) => {
+    const before = await world.stack.db('contacts').count<{ count: number }[]>('* as count');
+    const response = await world.client.request('/v4/contacts', {
+      method: 'POST',
+      body: multipart({ name: 'Broken picture' }, { bytes: Buffer.from(bytes), filename, type }),
     });
     expect(response.status).toBe(422);
     expect(((await response.json()) as Failure).error.fields?.image).toEqual(['The image must be a JPEG or PNG file.']);
