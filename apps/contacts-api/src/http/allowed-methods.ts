@@ -1,3 +1,4 @@
+import { settleUnknownMethod } from '@contacts/config';
 import type { Layer, Router } from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { ApiError } from './errors';
@@ -29,20 +30,15 @@ export function allowedMethods(router: Router): Middleware {
   const routerAnswer = router.allowedMethods() as Middleware;
   return async (ctx, next) => {
     await routerAnswer(ctx, next);
-    // 405, or 501 for a method the router does not know at all (PROPFIND): the client's mistake too.
-    const refused = ctx.status === 405 || ctx.status === 501;
+    // Its 501 for a method it does not know at all (PROPFIND): 405, or 404 where no route has the
+    // path (rendered by the error renderer as any 404 without a body).
+    settleUnknownMethod(ctx);
     const options = ctx.method === 'OPTIONS' && ctx.status === 200 && ctx.response.get('Allow') !== '';
-    if (!refused && !options) return;
+    if (ctx.status !== 405 && !options) return;
     const allowed = allowedMethodsOf(ctx);
     if (options) {
       ctx.set('Allow', allowed.join(', '));
       return;
-    }
-    if (allowed.length === 0) {
-      // A method the router does not know at an address no route has: nothing there, whatever the
-      // method; the router's Allow header (empty: it names no method) goes with its answer.
-      ctx.remove('Allow');
-      throw new ApiError(404, 'not_found', 'Not found.');
     }
     throw methodNotAllowed(allowed);
   };
