@@ -319,6 +319,34 @@ describe('the authorization-code flow, driven by a real browser and oauth4webapi
     expect(basic.status).toBe(200);
   });
 
+  it('refuses a JSON token parameter that has no form spelling (a list, an object) with invalid_request, spending nothing', async () => {
+    const refreshToken = await aRefreshToken(server.auth.provider, { memberId: member.id, clientId: app.client_id });
+    const refresh = (scope: unknown) =>
+      fetch(as.token_endpoint as string, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({
+          grant_type: 'refresh_token',
+          refresh_token: refreshToken,
+          client_id: app.client_id,
+          client_secret: app.client_secret,
+          scope,
+        }),
+      });
+    for (const scope of [['contacts:read'], { read: true }]) {
+      const refused = await refresh(scope);
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toEqual({
+        error: 'invalid_request',
+        error_description: 'the JSON parameter scope must be a string',
+      });
+    }
+    // null is a parameter not sent: the whole grant, with the refresh token the refusals left unspent.
+    const whole = await refresh(null);
+    expect(whole.status).toBe(200);
+    expect(await whole.json()).toMatchObject({ scope: '*' });
+  });
+
   it('revokes tokens at the revocation endpoint (RFC 7009)', async () => {
     const { exchange } = await obtainTokens();
     const client: oauth.Client = { client_id: app.client_id };

@@ -81,6 +81,9 @@ export function tokenJsonBody(provider: Provider) {
     for (const [key, value] of Object.entries(parsed)) {
       if (typeof value === 'string') form[key] = value;
       else if (typeof value === 'number' || typeof value === 'boolean') form[key] = String(value);
+      // An array or object has no form spelling; dropping it would answer as if it had not been
+      // sent (a `scope` list granting the whole grant): invalid_request (RFC 6749 §5.2). null is absent.
+      else if (value !== null) return refuse(ctx, `the JSON parameter ${key} must be a string`);
     }
     (ctx.req as unknown as RequestWithBody).body = form;
     ctx.request.headers['content-type'] = 'application/x-www-form-urlencoded';

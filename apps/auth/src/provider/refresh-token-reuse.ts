@@ -7,8 +7,9 @@
  *   whole grant (every token of that consent) and fails with `invalid_grant` and
  *   REFRESH_TOKEN_REUSE_DETAIL (node_modules/oidc-provider/lib/actions/grants/refresh_token.js,
  *   `throw new InvalidGrant('refresh token already used')`). Two refreshes racing with one token
- *   are caught by the adapter's atomic consume (packages/db oidc-adapter.ts, `consume`), which
- *   throws the same error (consumedTwiceError below).
+ *   are caught by the token request's atomic write (packages/db oidc-token-writes.ts): the loser
+ *   revokes the whole grant too, and answers the same error (consumedTwiceError below;
+ *   http/provider-request-scope.ts).
  * - Grace: REFRESH_TOKEN_REUSE_GRACE_SECONDS (config.ts) lets a reuse within that many seconds
  *   pass (the adapter reports the token unconsumed meanwhile); 0, the default, never does.
  * - Reporting: a warning log line (provider/events.ts, logProviderEvents) and the member's audit
