@@ -71,6 +71,17 @@ describe('redirect URI registration', () => {
     }
   });
 
+  it('refuses a wildcard host and port 0, which no redirect could ever match or reach', async () => {
+    expect(await refusal('https://*.example.com/cb')).toBe(
+      '"https://*.example.com/cb" has a * in its host: redirect URIs are matched exactly, so register each one in full.',
+    );
+    expect(await refusal('http://localhost:0/cb')).toBe(
+      '"http://localhost:0/cb" names port 0, which nothing listens on.',
+    );
+    // A * elsewhere is an ordinary character of the URI, matched exactly like the rest.
+    expect((await register('https://a.example/cb/*')).redirect_uris).toEqual(['https://a.example/cb/*']);
+  });
+
   it('refuses a user name or password', async () => {
     for (const uri of ['https://user:pw@a.example/cb', 'https://user@a.example/cb', 'https://@a.example/cb']) {
       expect(await refusal(uri)).toBe(`"${uri}" must not contain a user name or password (user:password@…).`);

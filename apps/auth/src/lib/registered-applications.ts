@@ -70,7 +70,8 @@ export const MAX_REDIRECT_URI_LENGTH = 2000;
 /**
  * Redirect URIs are matched exactly, so they must be exact: one absolute URL of at most
  * MAX_REDIRECT_URI_LENGTH characters, no fragment, no user name or password, every % a
- * percent-encoding (RFC 3986 §2.1), and https unless they point at the developer's own machine
+ * percent-encoding (RFC 3986 §2.1), no wildcard host or port 0 (nothing could match or answer
+ * them), and https unless they point at the developer's own machine
  * (RFC 9700 §2.1 and §4.1.3; RFC 8252 §7.3) or, for a public application, at a private-use scheme
  * of a native app (RFC 8252 §7.1). `value` is one line, trimmed here; it is stored as
  * entered, so every check is made on the raw string as well as on what URL parsing makes of it
@@ -107,6 +108,14 @@ export function validateRedirectUri(value: string, { isPublic = false }: { isPub
   if (url.username || url.password || /^[^:/?#]+:\/\/[^/?#]*@/.test(line)) {
     throw new InputError(`"${line}" must not contain a user name or password (user:password@…).`, 'redirect_uris');
   }
+  // URL parsing keeps "*" in a host name: the URI would be stored, and no redirect could ever match it.
+  if (url.hostname.includes('*')) {
+    throw new InputError(
+      `"${line}" has a * in its host: redirect URIs are matched exactly, so register each one in full.`,
+      'redirect_uris',
+    );
+  }
+  if (url.port === '0') throw new InputError(`"${line}" names port 0, which nothing listens on.`, 'redirect_uris');
   if (url.protocol !== 'https:' && !isLoopbackHttp(url) && !(isPublic && isPrivateUseScheme(url))) {
     throw new InputError(
       `"${line}" must use https (http is allowed only for localhost, 127.0.0.1 and [::1]; a public app may also use a private-use scheme such as com.example.app:/callback).`,
