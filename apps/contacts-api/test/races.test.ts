@@ -69,6 +69,39 @@ describe('races', () => {
     }
   });
 
+  it('never deadlocks writers of the same contacts named in different orders: batches and a bulk delete all answer', async () => {
+    const client = await aClient(world.stack);
+    const statuses: number[] = [];
+    for (let round = 0; round < 10; round++) {
+      const ids: number[] = [];
+      for (let i = 0; i < 20; i++) ids.push(await aContact(world.stack.db, client.member));
+      const update = (order: number[]) =>
+        client.request('/v4/contacts/batch', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            operations: order.map((id) => ({ op: 'update', id, contact: { city: `c${round}` } })),
+          }),
+        });
+      const reversed = [...ids].reverse();
+      const responses = await Promise.all([
+        update(ids),
+        update(reversed),
+        update(ids.slice(5)),
+        update(reversed.slice(3)),
+        client.request('/v4/contacts', {
+          method: 'DELETE',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ contact_ids: reversed }),
+        }),
+      ]);
+      statuses.push(...responses.map((response) => response.status));
+    }
+    // A batch that runs after the delete names contacts that are gone: 422 on that operation.
+    // Before the writers locked contacts in id order, about half of them answered 500 (deadlock).
+    expect(statuses.filter((status) => status !== 200 && status !== 422)).toEqual([]);
+  });
+
   it('deletes a contact once when v3 and v4 deletes race for it: one 200 success, the rest 404 or skipped', async () => {
     const client = await aClient(world.stack);
     for (let round = 0; round < 5; round++) {

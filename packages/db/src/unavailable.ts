@@ -39,3 +39,13 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
     return true;
   return isDatabaseUnavailable(cause, depth + 1);
 }
+
+/**
+ * Whether PostgreSQL undid the statement's transaction because it collided with a concurrent one
+ * (deadlock_detected, serialization_failure): nothing of it was written, and the same request sent
+ * again can succeed. The services answer 503 with Retry-After, not 500.
+ */
+export function isConcurrentWriteCollision(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001';
+}

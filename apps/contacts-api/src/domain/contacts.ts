@@ -21,6 +21,7 @@ import {
   listContactRecords,
   lockContact,
   lockOwnedContactEmail,
+  lockOwnedContacts,
   putContactImage,
   type Queryable,
   updateContact,
@@ -220,9 +221,15 @@ export async function deleteContacts(
   return db.transaction(async (trx) => {
     if (target.groupId !== undefined) {
       if (!(await isGroupMember(trx, target.groupId, memberId))) throw notGroupMember();
-      return deleteOwnedContactsInGroup(trx, memberId, target.groupId, target.contactIds);
+      // Locked in id order first: a DELETE takes its rows in the order it finds them, and two
+      // writers that lock the same contacts in different orders deadlock.
+      const { groupId, contactIds } = target;
+      await lockOwnedContacts(trx, memberId, contactIds ? { ids: contactIds, groupId } : { groupId });
+      return deleteOwnedContactsInGroup(trx, memberId, groupId, contactIds);
     }
-    return deleteOwnedContacts(trx, memberId, target.contactIds ?? []);
+    const ids = target.contactIds ?? [];
+    await lockOwnedContacts(trx, memberId, { ids });
+    return deleteOwnedContacts(trx, memberId, ids);
   });
 }
 

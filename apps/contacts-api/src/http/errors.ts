@@ -1,5 +1,5 @@
 import type { Logger } from '@contacts/config';
-import { isDatabaseUnavailable } from '@contacts/db';
+import { isConcurrentWriteCollision, isDatabaseUnavailable } from '@contacts/db';
 import type { ErrorCode, ErrorEnvelope, FieldErrors } from '@contacts/schemas';
 import type { Context, Middleware } from 'koa';
 import { DomainError } from '../domain/errors';
@@ -49,6 +49,14 @@ function toApiError(error: unknown): ApiError | undefined {
     return new ApiError(503, 'service_unavailable', 'The service cannot reach its database; try again shortly.', {
       headers: { 'Retry-After': '5' },
     });
+  }
+  if (isConcurrentWriteCollision(error)) {
+    return new ApiError(
+      503,
+      'service_unavailable',
+      'The request collided with a concurrent change of the same contacts and was undone: nothing was written. Send it again.',
+      { headers: { 'Retry-After': '1' } },
+    );
   }
   const status = (error as { status?: unknown; statusCode?: unknown } | null)?.status;
   if (typeof status === 'number' && status >= 400 && status < 500) {

@@ -110,6 +110,13 @@ const v4Error = (description: string): JsonObject => ({
   content: json({ $ref: '#/components/schemas/Error' }),
 });
 
+/** Every route's 503: nothing was done, and the same request can succeed when sent again. */
+const SERVICE_UNAVAILABLE =
+  'Nothing was done; send the request again after Retry-After seconds. The authorization server cannot be reached to check the token, the database cannot be reached, or a write collided with a concurrent change of the same contacts (a deadlock PostgreSQL undid).';
+const RETRY_AFTER = {
+  'Retry-After': { schema: { type: 'integer', minimum: 0 }, description: 'Seconds to wait before sending it again.' },
+};
+
 /** What the access check (auth/middleware.ts) answers before any v4 route runs. */
 const V4_AUTH_ERRORS: Record<string, JsonObject> = {
   '401': {
@@ -132,7 +139,10 @@ const V4_AUTH_ERRORS: Record<string, JsonObject> = {
       },
     },
   },
-  '503': v4Error('The authorization server cannot be reached to check the token.'),
+  '503': {
+    ...v4Error(SERVICE_UNAVAILABLE),
+    headers: RETRY_AFTER,
+  },
 };
 
 /** The headers every v3 answer carries (routes/v3/deprecation.ts). */
@@ -158,7 +168,10 @@ const V3_AUTH_ERRORS: Record<string, JsonObject> = {
     headers: { 'WWW-Authenticate': { schema: { type: 'string' }, description: 'A Bearer challenge.' } },
   },
   '403': v3Message('The token lacks the scope, or the member may not do this.'),
-  '503': v3Message('The authorization server cannot be reached to check the token.'),
+  '503': {
+    ...v3Message(SERVICE_UNAVAILABLE),
+    headers: RETRY_AFTER,
+  },
 };
 
 function operationOf(

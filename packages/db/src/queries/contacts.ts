@@ -77,6 +77,27 @@ export async function isGroupGuestContact(db: Queryable, memberId: number, id: n
   return row !== undefined;
 }
 
+/**
+ * Locks the owner's contacts among `ids` (and/or in `groupId`) until the transaction ends, in id
+ * order (FOR UPDATE is applied to the sorted rows): every writer of several contacts takes their
+ * locks in the same order, so two of them wait for each other instead of deadlocking. Returns the
+ * ids locked. Run inside a transaction; without one the locks end with the statement.
+ */
+export async function lockOwnedContacts(
+  trx: Queryable,
+  ownerId: number,
+  target: { ids: readonly number[]; groupId?: number } | { groupId: number },
+): Promise<number[]> {
+  const query = trx('contacts').where('owner_id', ownerId);
+  if ('ids' in target) {
+    if (target.ids.length === 0) return [];
+    query.whereIn('id', [...new Set(target.ids)]);
+  }
+  if (target.groupId !== undefined) query.where('group_id', target.groupId);
+  const rows = await query.orderBy('id').forUpdate().select<Array<{ id: number }>>('id');
+  return rows.map((row) => row.id);
+}
+
 /** Locks the caller's contact row until the transaction ends, so that concurrent updates serialise. */
 export async function lockContact(trx: Knex.Transaction, ownerId: number, id: number): Promise<boolean> {
   const row = await trx('contacts').where({ owner_id: ownerId, id }).forUpdate().first('id');

@@ -1,4 +1,4 @@
-import type { ContactRecord, Database } from '@contacts/db';
+import { type ContactRecord, type Database, lockOwnedContacts } from '@contacts/db';
 import {
   type BatchOperationV4,
   batchFieldKey,
@@ -112,6 +112,11 @@ export function batchRoutes({ db, publicUrl, write, rateLimit }: RouteDependenci
 
   /** Every operation, in order, in the caller's transaction; the first one refused aborts it. */
   async function runAll(trx: Database, memberId: number, all: readonly BatchOperationV4[]): Promise<BatchResult[]> {
+    // The contacts it updates or deletes are locked first, in id order (as every writer of several
+    // contacts locks them): in the operations' order, two batches naming the same contacts in
+    // different orders deadlocked (answered 500).
+    const named = all.flatMap((operation) => (operation.op === 'create' ? [] : [operation.id]));
+    await lockOwnedContacts(trx, memberId, { ids: named });
     const done: BatchResult[] = [];
     for (let index = 0; index < all.length; ) {
       const creates = createsFrom(all, index);
