@@ -139,6 +139,21 @@ describe('parseVCards', () => {
     });
   });
 
+  it.each([
+    ['a video line before a cell one', ['TEL;TYPE=video:111', 'TEL;TYPE=cell:222'], '222'],
+    ['a text line before an untyped one', ['TEL;TYPE=text:333', 'TEL:444'], '444'],
+    [
+      'a voice line (the default type) after a textphone one',
+      ['TEL;TYPE=textphone:555', 'TEL;TYPE=voice,pref:666'],
+      '666',
+    ],
+    ['only a text line', ['TEL;TYPE=text:777', 'TEL;TYPE=work:888'], '777'],
+  ])('takes as the personal number an untyped, voice or cell TEL over %s', (_label, phones, personal) => {
+    const text = ['BEGIN:VCARD', 'VERSION:4.0', 'FN:Phones', ...phones, 'END:VCARD'].join('\r\n');
+    const [card] = parseVCards(text);
+    expect(card).toMatchObject({ ok: true, contact: { personal_number: personal } });
+  });
+
   it('reads vCard 3.0 with folded lines, several TEL and EMAIL, bare types and unknown properties', () => {
     const text = [
       'BEGIN:VCARD',

@@ -3,8 +3,8 @@ import { type ContentLine, parseContentLine, splitUnescaped, unescapeText, unfol
 /**
  * What a vCard (3.0 or 4.0) says about a contact, by the v4 input names (see toVCard for the
  * mapping). The contact keeps one e-mail, one personal and one work number: the first EMAIL (or
- * the one marked preferred), the first TEL typed home (else the first untyped or cell one) and
- * the first typed work. Properties the contact has no field for are ignored, and so are PHOTO
+ * the one marked preferred), the first TEL typed home (else the first untyped, voice or cell one,
+ * else the first of another type that is not work: text, video…) and the first typed work. Properties the contact has no field for are ignored, and so are PHOTO
  * (an image is never fetched from a URL) and X-CONTACTS-GROUP-ID (a group is a membership).
  */
 export interface VCardContact {
@@ -84,8 +84,12 @@ function toContact(lines: ContentLine[]): ParsedCard {
   const number = (line: ContentLine) => unescapeText(line.value).trim().replace(/^tel:/i, '');
   const home = phones.find((line) => typesOf(line).includes('home'));
   const work = phones.find((line) => typesOf(line).includes('work'));
-  const other = phones.find((line) => !typesOf(line).includes('work') && line !== home);
-  const personal = home ?? other;
+  const notWork = phones.filter((line) => !typesOf(line).includes('work'));
+  // voice is a TEL's type when none is given (RFC 6350 §6.4.1), and pref only orders: a line typed
+  // nothing else is untyped. One typed text or video only (no voice line) is kept over nothing.
+  const isPhone = (line: ContentLine) =>
+    typesOf(line).every((type) => type === 'voice' || type === 'pref' || type === 'cell');
+  const personal = home ?? notWork.find(isPhone) ?? notWork[0];
   if (personal) contact.personal_number = number(personal);
   if (work) contact.work_number = number(work);
 
