@@ -192,6 +192,25 @@ describe('POST /v3/contacts: upsert by e-mail', () => {
     expect(new Set(responses.map((response) => response.body.id)).size).toBe(1);
     expect(await world.stack.db('contacts').where({ owner_id: racer.member.id })).toHaveLength(1);
   });
+
+  it('updates, never refuses, when a v4 create of the same new e-mail wins the race (v4 takes no e-mail lock)', async () => {
+    const racer = await aClient(world.stack);
+    const v3Statuses: number[] = [];
+    for (let round = 0; round < 10; round++) {
+      const email = `mixed-race-${round}@example.com`;
+      const responses = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          i % 3 === 0
+            ? racer.json('/v4/contacts', { method: 'POST', json: { name: `V4 ${i}`, email } })
+            : postForm(racer, '/v3/contacts', { name: `V3 ${i}`, email }),
+        ),
+      );
+      v3Statuses.push(...responses.filter((_, i) => i % 3 !== 0).map((response) => response.status));
+      expect(await world.stack.db('contacts').where({ owner_id: racer.member.id, email })).toHaveLength(1);
+    }
+    // 201 for the v3 request that created it, 200 for those that found it; before, 422 "taken" now and then.
+    expect(v3Statuses.filter((status) => status !== 200 && status !== 201)).toEqual([]);
+  });
 });
 
 describe('POST /v3/contacts: references', () => {

@@ -178,7 +178,9 @@ function checkPrecondition(precondition: NonNullable<UpdateOptions['precondition
 /**
  * Creates the contact, or updates the member's contact with the same e-mail (case-insensitive)
  * when there is one — v3's POST. Race-free: a lock on (member, e-mail) serialises concurrent
- * calls, so parallel requests with one new e-mail create one row.
+ * calls, so parallel requests with one new e-mail create one row; and when a writer that takes no
+ * such lock (v4's create, a batch, an import) inserts the e-mail between the look-up and the
+ * insert, the insert gives way (in a savepoint) and that contact is updated instead.
  */
 export async function upsertContactByEmail(
   db: Database,
@@ -190,22 +192,39 @@ export async function upsertContactByEmail(
   if (email === null) return { record: await createContact(db, memberId, contact, image), created: true };
   return db.transaction(async (trx) => {
     await lockOwnedContactEmail(trx, memberId, email);
-    const existing = await findOwnedContactIdByEmail(trx, memberId, email);
+    const found = await findOwnedContactIdByEmail(trx, memberId, email);
+    if (found === undefined) {
+      if (hasReferences(contact)) await checkReferences(trx, memberId, contact);
+      const id = await insertUnlessEmailTaken(trx, memberId, contact);
+      if (id !== undefined) {
+        if (image) await putContactImage(trx, id, image);
+        return { record: (await findContactRecord(trx, memberId, id))!, created: true };
+      }
+    }
+    const existing = found ?? (await findOwnedContactIdByEmail(trx, memberId, email));
+    // The insert found the e-mail taken, so the contact exists; gone again already: as taken.
+    if (existing === undefined) throw invalidField('email', EMAIL_TAKEN);
     if (hasReferences(contact)) {
-      const current = existing === undefined ? undefined : await findContactRecord(trx, memberId, existing);
-      await checkReferences(trx, memberId, contact, current);
+      await checkReferences(trx, memberId, contact, await findContactRecord(trx, memberId, existing));
     }
-    let id: number;
-    if (existing === undefined) {
-      id = await insertOrExplain(() => insertContact(trx, memberId, contact));
-      if (image) await putContactImage(trx, id, image);
-    } else {
-      id = existing;
-      const imageChanged = image ? await putContactImage(trx, id, image) : false;
-      await updateContact(trx, memberId, id, contact, { touch: imageChanged });
-    }
-    return { record: (await findContactRecord(trx, memberId, id))!, created: existing === undefined };
+    const imageChanged = image ? await putContactImage(trx, existing, image) : false;
+    await updateContact(trx, memberId, existing, contact, { touch: imageChanged });
+    return { record: (await findContactRecord(trx, memberId, existing))!, created: false };
   });
+}
+
+/** The new contact's id, or undefined when the member has a contact with its e-mail (nothing written). */
+async function insertUnlessEmailTaken(
+  trx: Knex.Transaction,
+  memberId: number,
+  contact: NewContact,
+): Promise<number | undefined> {
+  try {
+    return await trx.transaction((savepoint) => insertContact(savepoint, memberId, contact));
+  } catch (error) {
+    if (isDuplicateContactEmail(error)) return undefined;
+    throw error;
+  }
 }
 
 /**
