@@ -272,6 +272,8 @@ describe('Idempotency-Key on POST /v4/contacts/batch', () => {
         { op: 'create', contact: { name: `Batch B ${key}` } },
         { op: 'update', id: kept, contact: { city: 'Bergen' } },
         { op: 'delete', id: removed },
+        // No such contact: nothing to delete, "deleted":false, and so again in every replay.
+        { op: 'delete', id: 2_147_483_600 },
       ],
     };
     const send = () =>
@@ -283,6 +285,10 @@ describe('Idempotency-Key on POST /v4/contacts/batch', () => {
     const first = await send();
     expect(first.status).toBe(200);
     expect(first.response.headers.get(REPLAYED)).toBeNull();
+    expect(first.body.data.slice(3)).toEqual([
+      { id: removed, deleted: true },
+      { id: 2_147_483_600, deleted: false },
+    ]);
 
     const again = await send();
     expect(again.status).toBe(200);

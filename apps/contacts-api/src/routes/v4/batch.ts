@@ -32,6 +32,14 @@ import { IDEMPOTENCY_ANSWERS, IDEMPOTENCY_KEY_PARAMETER, REPLAYED_HEADER, v4Erro
 type BatchResult = ContactV4 | { id: number; deleted: boolean };
 
 /**
+ * A remembered answer's id for a delete that found nothing to delete (`"deleted":false`): no
+ * contact (ids start at 1). Its replay takes the id from the request, which is the first one's.
+ */
+const NOTHING_DELETED = 0;
+
+const rememberedIdOf = (result: BatchResult) => ('deleted' in result && !result.deleted ? NOTHING_DELETED : result.id);
+
+/**
  * POST /v4/contacts/batch: up to 200 creates, updates and deletes, all or nothing. Every
  * operation is validated first (one 422 lists the problems of all of them); then they run in
  * order, in one transaction, through the same domain functions as the single writes (each of
@@ -59,7 +67,7 @@ export function batchRoutes({ db, publicUrl, write, rateLimit }: RouteDependenci
     responses: {
       200: {
         description:
-          'One result per operation, in order: the contact for a create or an update; `{"id","deleted":true}` for a delete, `"deleted":false` when the caller had no such contact (already deleted: nothing to do; with `if_match`, 412). For a repeated Idempotency-Key, those of its first request as they are now: each contact as it is, `{"id","deleted":true}` for one no longer there.',
+          'One result per operation, in order: the contact for a create or an update; `{"id","deleted":true}` for a delete, `"deleted":false` when the caller had no such contact (already deleted: nothing to do; with `if_match`, 412). For a repeated Idempotency-Key, those of its first request as they are now: each contact as it is, `{"id","deleted":true}` for one no longer there, and `"deleted":false` again for a delete that found nothing the first time.',
         headers: REPLAYED_HEADER,
         schema: contactBatchResultV4,
       },
@@ -87,7 +95,7 @@ export function batchRoutes({ db, publicUrl, write, rateLimit }: RouteDependenci
       db,
       { memberId, key, fingerprint: requestFingerprint(ctx) },
       (trx) => runAll(trx, memberId, operations.value),
-      (results) => ({ status: 200, resultIds: results.map((result) => result.id) }),
+      (results) => ({ status: 200, resultIds: results.map(rememberedIdOf) }),
     );
     switch (outcome.kind) {
       case 'written':
@@ -97,11 +105,14 @@ export function batchRoutes({ db, publicUrl, write, rateLimit }: RouteDependenci
         const records = await contactsOfAnswer(db, memberId, outcome.answer);
         ctx.set(IDEMPOTENT_REPLAYED_HEADER, 'true');
         ctx.status = outcome.answer.status;
+        // The same request as the first (its fingerprint matched), so operation i answered result i.
         ctx.body = {
-          data: records.map(
-            (record, index): BatchResult =>
-              record ? serialize(record) : { id: outcome.answer.resultIds[index] as number, deleted: true },
-          ),
+          data: records.map((record, index): BatchResult => {
+            if (record) return serialize(record);
+            const id = outcome.answer.resultIds[index] as number;
+            const operation = operations.value[index] as BatchOperationV4 & { id: number };
+            return id === NOTHING_DELETED ? { id: operation.id, deleted: false } : { id, deleted: true };
+          }),
         };
         return;
       }
