@@ -41,12 +41,13 @@ export type CommandResult = Record<string, unknown>;
  */
 export async function withCommandContext<T>(
   env: NodeJS.ProcessEnv,
-  options: { needsCurrentSchema: boolean },
+  options: { needsCurrentSchema: boolean; readSettings?: ((env: NodeJS.ProcessEnv) => unknown) | undefined },
   work: (context: CommandContext) => Promise<T>,
 ): Promise<T> {
   const reads = new SettingReads(env);
   const { settings, logger } = (() => {
     try {
+      options.readSettings?.(reads.env);
       return {
         settings: { ...databaseSettingsFrom(reads.env), dataDir: dataDirectory(reads.env) },
         // The CLI logs nothing unless asked, and then on stderr: its stdout is the command's one JSON

@@ -16,6 +16,59 @@ import { commandHelp, nounHelp, toolHelp } from './help';
  */
 const HELP = new Set(['--help', '-h', 'help']);
 
+/** The command's options plus --help / -h, read without refusing anything (for asksForHelp). */
+const HELP_OPTION = { help: { type: 'boolean', short: 'h' } } as const;
+
+/**
+ * Whether the command's arguments ask for its help: `help` as the first, or the option --help / -h
+ * anywhere. Not a flag's value: `group create --name help` names a group "help".
+ */
+function asksForHelp(command: Command, args: string[]): boolean {
+  if (args[0] === 'help') return true;
+  const { tokens } = parseArgs({
+    args,
+    options: { ...command.options, ...HELP_OPTION },
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  return tokens.some((token) => token.kind === 'option' && token.name === 'help');
+}
+
+/** A flag that takes one value, given more than once: which value was meant is not for us to guess. */
+function repeatedFlag(command: Command, args: string[]): string | undefined {
+  const { tokens } = parseArgs({ args, options: command.options, strict: false, allowPositionals: true, tokens: true });
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== 'option' || command.options[token.name]?.multiple) continue;
+    if (seen.has(token.name)) return token.name;
+    seen.add(token.name);
+  }
+  return undefined;
+}
+
+/**
+ * Writes to stdout and waits until it is written: a result that cannot be written (a full disk,
+ * a closed pipe) must not end in exit 0, least of all a secret shown only once.
+ */
+function writeOut(text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    process.stdout.write(text, (error) => (error ? reject(new OutputError(error)) : resolve()));
+  });
+}
+
+class OutputError extends Error {
+  constructor(cause: Error & { code?: string }) {
+    super(
+      `the command ran, but its result could not be written to standard output (${cause.code ?? cause.message}). ` +
+        'If it showed a secret (token create, client create, client rotate-secret), that secret is lost: ' +
+        'revoke the token or rotate the secret, and run the command again with somewhere to write.',
+    );
+  }
+}
+// The write's callback reports the failure; without a listener the same error would also be thrown.
+process.stdout.on('error', () => {});
+
 async function main(argv: string[]): Promise<number> {
   const [noun, ...afterNoun] = argv;
   if (HELP.has(noun ?? '')) return printHelp(toolHelp());
@@ -32,7 +85,10 @@ async function main(argv: string[]): Promise<number> {
   const command: Command | undefined = solo ?? (verb ? commands[noun]?.[verb] : undefined);
   if (!command) throw new UsageError(`unknown command "${noun} ${verb}"\n${nounHelp(noun) ?? toolHelp()}`);
   const rest = solo ? afterNoun : afterVerb;
-  if (rest.some((arg) => HELP.has(arg))) return printHelp(commandHelp(command));
+  if (asksForHelp(command, rest)) return printHelp(commandHelp(command));
+  const repeated = repeatedFlag(command, rest);
+  if (repeated !== undefined)
+    throw new UsageError(`--${repeated} given more than once\nusage: pnpm -s cli ${command.summary}`);
   let values: CommandValues;
   try {
     ({ values } = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false }));
@@ -51,15 +107,15 @@ async function main(argv: string[]): Promise<number> {
   }
   const result = await withCommandContext(
     process.env,
-    { needsCurrentSchema: command.needsCurrentSchema ?? true },
+    { needsCurrentSchema: command.needsCurrentSchema ?? true, readSettings: command.readSettings?.bind(command) },
     (context) => command.run(values, context),
   );
-  process.stdout.write(`${JSON.stringify(result)}\n`);
+  await writeOut(`${JSON.stringify(result)}\n`);
   return 0;
 }
 
-function printHelp(text: string): number {
-  process.stdout.write(text);
+async function printHelp(text: string): Promise<number> {
+  await writeOut(text);
   return 0;
 }
 

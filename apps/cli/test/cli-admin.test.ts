@@ -1,10 +1,12 @@
+import { spawnSync } from 'node:child_process';
+import { openSync } from 'node:fs';
 import { addMemberToGroup, authenticateMember, signInGuard } from '@contacts/auth';
 import { insertMemberSession, TOKEN_REVOCATION_CHANNEL } from '@contacts/db';
 import { createEmptyTestDatabase, createTestDatabase, type TestDatabase } from '@contacts/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands, soloCommands } from '../src/commands/index';
 import { aCategory, aClient, aGroup, aMember } from './factories';
-import { runCli } from './support';
+import { appRoot, runCli } from './support';
 
 let database: TestDatabase;
 let env: NodeJS.ProcessEnv;
@@ -80,6 +82,38 @@ const sessionsOf = async (memberId: number) => ({
 
 const auditEvents = (memberId: number) =>
   database.db('audit_events').where({ member_id: memberId }).orderBy('id').pluck('event');
+
+describe('the command line', () => {
+  it('takes help as a value like any other: --name help names a group "help"; --help and -h ask for help', async () => {
+    const named = await runCli(['group', 'create', '--name', 'help'], env);
+    expect(named.code).toBe(0);
+    expect(named.json).toMatchObject({ name: 'help' });
+    for (const ask of ['--help', '-h']) {
+      const help = await runCli(['group', 'create', '--name', 'x', ask], env);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toContain('group create --name N');
+    }
+  });
+
+  it('refuses a one-value flag given twice with exit code 2, doing nothing', async () => {
+    const run = await runCli(['group', 'create', '--name', 'first', '--name', 'second'], env);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^error: --name given more than once/);
+    expect(await database.db('groups').whereIn('name', ['first', 'second'])).toEqual([]);
+  });
+
+  it('exits 1 and says so when its result cannot be written (a full disk): a secret shown once is not silently lost', async () => {
+    const member = await aMember(database.db);
+    const run = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli.ts', 'token', 'create', '--member', String(member.id), '--name', 'lost'],
+      { cwd: appRoot, env: { ...process.env, ...env }, stdio: ['ignore', openSync('/dev/full', 'w'), 'pipe'] },
+    );
+    expect(run.status).toBe(1);
+    expect(run.stderr.toString()).toMatch(/could not be written to standard output \(ENOSPC\).*that secret is lost/);
+  });
+});
 
 describe('listings', () => {
   it('page through members with --limit and the printed next command, to the last page', async () => {

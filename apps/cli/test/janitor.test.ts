@@ -37,6 +37,14 @@ describe('pnpm cli janitor', () => {
     expect(await cli.rowCount('rate_limits')).toBe(1);
   });
 
+  it('warns about a misspelt setting of its own (AUDIT_RETENTON_DAYS), as the services do', async () => {
+    const run = await runCli(['janitor'], { ...cli.env, AUDIT_RETENTON_DAYS: '3' });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(
+      /warning: AUDIT_RETENTON_DAYS is set but is not a setting.*did you mean AUDIT_RETENTION_DAYS\?/,
+    );
+  });
+
   it('refuses a malformed AUDIT_RETENTION_DAYS with exit code 2, naming the variable, deleting nothing', async () => {
     await cli.database.db('rate_limits').insert({ key: 'stale', points: 1, expire: Date.now() - 3_600_000 });
 

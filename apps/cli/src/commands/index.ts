@@ -25,6 +25,12 @@ export interface Command {
   description: string;
   /** False for the migration itself; every other command refuses a database that is behind. */
   needsCurrentSchema?: boolean;
+  /**
+   * Reads (and checks) the settings the command uses besides the database's, before the database
+   * opens: a malformed one is refused first, and a misspelt one (AUDIT_RETENTON_DAYS) is warned
+   * about with the others.
+   */
+  readSettings?(env: NodeJS.ProcessEnv): unknown;
   run(values: CommandValues, context: CommandContext): Promise<CommandResult>;
 }
 

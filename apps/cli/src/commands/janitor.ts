@@ -16,5 +16,6 @@ export const janitorCommand: Command = {
   options: {},
   required: [],
   // A malformed AUDIT_RETENTION_DAYS or SYNC_TOKEN_TTL throws a ConfigError: exit 2, like a bad flag (cli.ts).
+  readSettings: janitorSettingsFrom,
   run: async (_values, { db, env }) => ({ ...(await runJanitorPass(db, janitorSettingsFrom(env))) }),
 };
