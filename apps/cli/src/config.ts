@@ -41,6 +41,12 @@ export async function platformSettingsFrom(env: NodeJS.ProcessEnv): Promise<Plat
     AUTH_INTERNAL_URL: urlFrom(env, 'AUTH_INTERNAL_URL', `http://127.0.0.1:${port}`),
   });
   const logger = createLogger('platform', env);
+  // One base URL for both services here: AUTH_URL is PUBLIC_URL, whatever was set.
+  if (env.AUTH_URL && env.AUTH_URL !== publicUrl) {
+    logger.warn(
+      `AUTH_URL is set ("${env.AUTH_URL}") but not used: pnpm start serves both services under one base URL, PUBLIC_URL (${publicUrl}); set PUBLIC_URL instead`,
+    );
+  }
   // The auth server first: it needs all four production secrets, so its refusal names each missing one.
   const auth = await loadAuthConfig(servicesEnv, { port });
   // The introspection credentials come with the auth server's secrets: secrets.json is read once.

@@ -37,7 +37,11 @@ export function integerFrom(
   if (raw === undefined || raw === '') return fallback;
   // Decimal digits only: Number() also takes "1e3", "0x10", "12.0" and "" (which would be 0),
   // none of which anyone writing a port or a number of seconds meant.
-  const value = /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
+  const digits = /^\s*-?\d+\s*$/.test(raw);
+  const value = digits ? Number(raw) : Number.NaN;
+  // Digits beyond what a number holds exactly: too large (or too small), not malformed.
+  if (digits && !Number.isSafeInteger(value) && value > 0)
+    throw new ConfigError(`${name} must be an integer <= ${max}, got "${raw}"`);
   if (!Number.isSafeInteger(value) || value < min)
     throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
   if (value > max) throw new ConfigError(`${name} must be an integer <= ${max}, got "${raw}"`);

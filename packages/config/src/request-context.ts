@@ -71,7 +71,8 @@ function writeLine(ctx: Context, log: Logger, requestId: string, started: bigint
     duration_ms: Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100,
     ip: ctx.ip,
   };
-  if (status >= 500) log.warn(line, 'request failed');
-  else if (PROBE_PATHS.has(ctx.path)) log.debug(line, 'request');
+  // A probe's 503 is its answer (not ready), polled every few seconds through an outage: debug too.
+  if (PROBE_PATHS.has(ctx.path) && status !== 500) log.debug(line, 'request');
+  else if (status >= 500) log.warn(line, 'request failed');
   else log.info(line, 'request');
 }

@@ -23,6 +23,11 @@ describe('janitor settings', () => {
     [{ JANITOR_INTERVAL: 'ten' }, /^JANITOR_INTERVAL must be an integer >= 0, got "ten"$/],
     [{ JANITOR_INTERVAL: '-5' }, /^JANITOR_INTERVAL must be an integer >= 0/],
     [{ JANITOR_INTERVAL: '9999999' }, /^JANITOR_INTERVAL must be an integer <= 2147483/],
+    // More digits than a number holds exactly: too large, said as such (it said ">= 0").
+    [
+      { JANITOR_INTERVAL: '99999999999999999999' },
+      /^JANITOR_INTERVAL must be an integer <= 2147483, got "99999999999999999999"$/,
+    ],
     [{ AUDIT_RETENTION_DAYS: '0' }, /^AUDIT_RETENTION_DAYS must be an integer >= 1, got "0"$/],
     [{ AUDIT_RETENTION_DAYS: '1.5' }, /^AUDIT_RETENTION_DAYS must be an integer >= 1/],
     [{ SYNC_TOKEN_TTL: 'a month' }, /^SYNC_TOKEN_TTL must be an integer >= 60/],

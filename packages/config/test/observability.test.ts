@@ -20,6 +20,11 @@ beforeAll(async () => {
   app.use(createServiceMetrics({ service: 'test', pool: () => pool, processMetrics: false }).middleware);
   app.use(async (ctx) => {
     if (ctx.path === '/boom') ctx.throw(418, 'teapot');
+    if (ctx.path === '/readyz') {
+      ctx.status = 503;
+      ctx.body = { status: 'not ready' };
+      return;
+    }
     if (ctx.path.startsWith('/items/')) {
       (ctx as unknown as { _matchedRoute: string })._matchedRoute = '/items/:id';
     }
@@ -57,6 +62,11 @@ describe('request logging', () => {
     const everything = JSON.stringify(lines);
     for (const secret of ['the-code', 'the-token', 'the-cookie', 'the-password'])
       expect(everything).not.toContain(secret);
+  });
+
+  it('logs a probe at debug, its 503 (not ready, polled through an outage) included', async () => {
+    await fetch(`${baseUrl}/readyz`, { headers: { 'x-request-id': 'probe-1' } });
+    expect(lines.find((line) => line.req_id === 'probe-1')).toMatchObject({ level: 20, status: 503, msg: 'request' });
   });
 
   it('leaves the redaction of every other line of the service in place', () => {
