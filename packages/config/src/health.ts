@@ -1,4 +1,8 @@
 import type { Middleware } from 'koa';
+import { withTimeout } from './deadline';
+
+/** How long /readyz waits for each check: its answer comes within this, under the images' 3 s probe timeout. */
+export const READINESS_CHECK_TIMEOUT_MS = 2_000;
 
 /** A readiness check: resolves to a problem description, or undefined when all is well. */
 export type ReadinessCheck = () => Promise<string | undefined>;
@@ -26,7 +30,11 @@ export function healthEndpoints(service: string, checks: Record<string, Readines
     const problems: Record<string, string> = {};
     await Promise.all(
       Object.entries(checks).map(async ([name, check]) => {
-        const problem = await check().catch((error: Error) => error.message || 'failed');
+        // A database that stops answering without closing its connections would otherwise hold the
+        // probe for the pool's 10 s acquire timeout, past any orchestrator's probe timeout (3 s).
+        const problem = await withTimeout(check(), READINESS_CHECK_TIMEOUT_MS).catch(
+          (error: Error) => error.message || 'failed',
+        );
         if (problem) problems[name] = problem;
       }),
     );

@@ -1,6 +1,7 @@
 export * from './address-key';
 export * from './api-docs-client';
 export * from './database-settings';
+export * from './deadline';
 export * from './directories';
 export * from './dpop';
 export * from './env';

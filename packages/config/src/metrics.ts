@@ -1,5 +1,9 @@
 import type { Context, Middleware } from 'koa';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { withTimeout } from './deadline';
+
+/** How long a scrape waits for the table sizes: well within Prometheus's default 10 s scrape timeout. */
+const TABLE_ROWS_TIMEOUT_MS = 1_000;
 
 /**
  * Prometheus metrics of one service process, in a registry of its own (several apps can live
@@ -164,9 +168,10 @@ export function janitorMetrics(registry: Registry, source: JanitorMetricsSource)
     registers: [registry],
     async collect() {
       try {
-        for (const [table, rows] of Object.entries(await source.tableRows())) this.set({ table }, rows);
+        const sizes = await withTimeout(source.tableRows(), TABLE_ROWS_TIMEOUT_MS);
+        for (const [table, rows] of Object.entries(sizes)) this.set({ table }, rows);
       } catch {
-        // The database is down: the scrape still answers, with the last known sizes.
+        // The database is down or not answering: the scrape still answers, in time, with the last known sizes.
       }
     },
   });

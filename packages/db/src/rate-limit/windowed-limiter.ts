@@ -1,3 +1,5 @@
+import { withTimeout } from '@contacts/config';
+
 /**
  * A fixed-window rate limiter that answers from memory and shares its counts in batches.
  *
@@ -186,18 +188,5 @@ export class WindowedLimiter {
       }
       this.#storeFailing = true;
     }
-  }
-}
-
-async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-    timer.unref();
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }
