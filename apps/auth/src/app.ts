@@ -5,6 +5,7 @@ import {
   type Logger,
   requestLogging,
   SERVICE_NAMES,
+  unknownMethods,
 } from '@contacts/config';
 import { type Database, databaseProblem, startJanitor } from '@contacts/db';
 import Koa from 'koa';
@@ -17,7 +18,6 @@ import { databaseOutage } from './http/database-outage';
 import { errorAnswers } from './http/error-answers';
 import { refusePlainHttp } from './http/plain-http-refusal';
 import { securityHeaders } from './http/security-headers';
-import { unknownMethods } from './http/unknown-methods';
 import { auditTrail } from './lib/audit';
 import { memberSessions } from './lib/member-sessions';
 import { type PersonalTokens, personalTokens } from './lib/personal-tokens';

@@ -1,4 +1,4 @@
-import type { Context } from 'koa';
+import type { Context, Next } from 'koa';
 
 /**
  * After a @koa/router `allowedMethods()` has answered: it gives 501 Not Implemented to any method
@@ -16,4 +16,13 @@ export function settleUnknownMethod(ctx: Context): void {
   }
   ctx.remove('Allow');
   ctx.status = 404;
+}
+
+/**
+ * The same as a middleware, for a service whose routers' `allowedMethods()` sit inside it: placed
+ * inside the service's error renderer, so that the settled 405 or 404 is rendered in its shape.
+ */
+export async function unknownMethods(ctx: Context, next: Next): Promise<void> {
+  await next();
+  settleUnknownMethod(ctx);
 }

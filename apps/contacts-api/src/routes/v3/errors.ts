@@ -1,4 +1,4 @@
-import { type Logger, settleUnknownMethod } from '@contacts/config';
+import type { Logger } from '@contacts/config';
 import { type MessageV3, summarizeFieldErrors, type ValidationErrorV3 } from '@contacts/schemas';
 import type { Middleware } from 'koa';
 import { type ApiError, errorRenderer } from '../../http/errors';
@@ -19,16 +19,6 @@ export function laravelErrorBodies(logger: Logger): Middleware {
     }
   };
 }
-
-/**
- * Inside the error bodies, after the router's allowedMethods: its 501 for a method it does not know
- * at all (MKCOL, PROPFIND…) is the client's mistake, 405 as in v4 where a route has the path and
- * 404 (rendered like any other) where none has; never a 5xx.
- */
-export const unknownMethodsV3: Middleware = async (ctx, next) => {
-  await next();
-  settleUnknownMethod(ctx);
-};
 
 function laravelBody(error: ApiError): MessageV3 | ValidationErrorV3 {
   switch (error.code) {

@@ -1,9 +1,9 @@
-import type { Logger } from '@contacts/config';
+import { type Logger, unknownMethods } from '@contacts/config';
 import type { Router } from '@koa/router';
 import type { Middleware } from 'koa';
 import compose from 'koa-compose';
 import { deprecationHeaders } from './deprecation';
-import { laravelErrorBodies, unknownMethodsV3 } from './errors';
+import { laravelErrorBodies } from './errors';
 
 /**
  * The whole deprecated v3 API as one middleware owning every path under /v3: the deprecation
@@ -14,7 +14,8 @@ export function v3Api(router: Router, options: { publicUrl: string; logger: Logg
   const headers = deprecationHeaders(options.publicUrl);
   const chain = compose([
     laravelErrorBodies(options.logger),
-    unknownMethodsV3,
+    // Its 501 for a method no route knows (MKCOL, PROPFIND…): 405 or 404, in v3's body.
+    unknownMethods,
     router.routes() as Middleware,
     router.allowedMethods() as Middleware,
   ]);
