@@ -115,6 +115,10 @@ export function serviceUrlFrom(
 ): string | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
+  const port = portOf(raw);
+  if (port !== undefined && (port < 1 || port > 65535)) {
+    throw new ConfigError(`${name} must name a port from 1 to 65535 (${form}), got "${withoutPassword(raw)}"`);
+  }
   const parsed = URL.parse(raw);
   if (parsed && schemes.includes(parsed.protocol)) return raw;
   const names = schemes.map((scheme) => `${scheme}//`).join(' or ');
@@ -127,6 +131,15 @@ export function serviceUrlFrom(
     );
   }
   throw new ConfigError(`${name} must be a ${names} URL (${form}), got "${withoutPassword(raw)}"`);
+}
+
+/** The port written in a URL's authority (after its last `@`, so a password cannot pose as one). */
+function portOf(raw: string): number | undefined {
+  const start = raw.indexOf('//');
+  if (start < 0) return undefined;
+  const authority = raw.slice(Math.max(start + 2, raw.lastIndexOf('@') + 1));
+  const digits = /^(?:\[[^\]]*\]|[^/?#:[]*):(\d+)(?=[/?#]|$)/.exec(authority)?.[1];
+  return digits === undefined ? undefined : Number(digits);
 }
 
 /**

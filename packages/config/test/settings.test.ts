@@ -56,6 +56,15 @@ describe('settings read from the environment', () => {
       'DATABASE_URL is not a valid URL (postgres://user:password@host:5432/database), got "postgres://contacts:***@db:5432/contacts": ' +
         'a user name or password holding / : @ # ? or % must be percent-encoded (/ as %2F, : as %3A, @ as %40, # as %23, ? as %3F, % as %25)',
     ],
+    [
+      // Not a parse failure of the password: the port is what is wrong.
+      { DATABASE_URL: 'postgres://contacts:s3cret@db:99999/contacts' },
+      'DATABASE_URL must name a port from 1 to 65535 (postgres://user:password@host:5432/database), got "postgres://contacts:***@db:99999/contacts"',
+    ],
+    [
+      { DATABASE_URL: 'postgresql://[::1]:0/contacts' },
+      'DATABASE_URL must name a port from 1 to 65535 (postgres://user:password@host:5432/database), got "postgresql://[::1]:0/contacts"',
+    ],
     [{ NODE_ENV: 'prod' }, 'NODE_ENV must be one of production, development, test (or unset: development), got "prod"'],
     [
       { NODE_ENV: 'production' },
@@ -70,6 +79,10 @@ describe('settings read from the environment', () => {
     expect(
       databaseSettingsFrom({ DATABASE_URL: 'postgresql://u:p@db:5433/c', EMBEDDED_PG_PORT: '6000', DB_POOL_MAX: '3' }),
     ).toEqual({ url: 'postgresql://u:p@db:5433/c', embeddedPort: 6000, poolMax: 3 });
+    // A password may hold what looks like a port: only the authority after the last @ names one.
+    expect(databaseSettingsFrom({ DATABASE_URL: 'postgres://u:p%3A99999@[::1]:5432/c' }).url).toBe(
+      'postgres://u:p%3A99999@[::1]:5432/c',
+    );
   });
 
   it.each([
