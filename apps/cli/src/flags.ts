@@ -10,11 +10,6 @@ export function rowIdFlag(values: CommandValues, flag: string): number {
   return id;
 }
 
-/** The same, for an optional filter. */
-export function optionalRowIdFlag(values: CommandValues, flag: string): number | undefined {
-  return values[flag] === undefined ? undefined : rowIdFlag(values, flag);
-}
-
 /** A flag holding text (an OAuth client id). */
 export function textFlag(values: CommandValues, flag: string): string {
   const raw = values[flag];

@@ -176,6 +176,16 @@ describe('listings', () => {
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(/^error: --(limit|after|owner) must/);
   });
+
+  it.each([
+    ['client list', ['client', 'list', '--owner', '999999999']],
+    ['token list', ['token', 'list', '--member', '999999999']],
+  ])('%s by a member id nobody has is a usage error (exit 2), not an empty page', async (_command, args) => {
+    const run = await runCli(args, env);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^error: no member has id 999999999/);
+  });
 });
 
 describe('members', () => {

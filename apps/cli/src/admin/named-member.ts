@@ -23,3 +23,12 @@ export async function activeMemberId(db: Database, values: CommandValues, flag: 
   }
   return member.id;
 }
+
+/**
+ * A list's filter by member: undefined without `--<flag>`; else the id of a member that exists
+ * (disabled or not), so that a mistyped id is a usage error, not an empty page that reads as
+ * "this member has none".
+ */
+export async function filterMemberId(db: Database, values: CommandValues, flag: string): Promise<number | undefined> {
+  return values[flag] === undefined ? undefined : (await namedMember(db, values, flag)).id;
+}

@@ -1,8 +1,8 @@
 import { deleteClient, InputError, registerClient, rotateClientSecret, updateClient } from '@contacts/auth';
 import { findOAuthClient, listOAuthClientsPage, type OAuthClientRow } from '@contacts/db';
-import { activeMemberId } from '../admin/named-member';
+import { activeMemberId, filterMemberId } from '../admin/named-member';
 import { type CommandContext, UsageError } from '../cli-context';
-import { optionalRowIdFlag, textFlag } from '../flags';
+import { textFlag } from '../flags';
 import { afterText, pageLimit, pageOptions, toPage } from '../paging';
 import type { Command, CommandValues } from './index';
 
@@ -52,7 +52,7 @@ export const clientCommands: Record<string, Command> = {
     required: [],
     run: async (values, { db }) => {
       const limit = pageLimit(values);
-      const ownerId = optionalRowIdFlag(values, 'owner');
+      const ownerId = await filterMemberId(db, values, 'owner');
       const rows = await listOAuthClientsPage(db, { limit, after: afterText(values), ownerId });
       const page = toPage(rows, limit, (row) => row.client_id, { words: 'client list', filters: { owner: ownerId } });
       return { ...page, items: page.items.map(shown) };

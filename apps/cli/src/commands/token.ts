@@ -1,7 +1,7 @@
 import { findPersonalAccessTokenById, listPersonalAccessTokensPage, type PersonalAccessTokenRow } from '@contacts/db';
-import { activeMemberId } from '../admin/named-member';
+import { activeMemberId, filterMemberId } from '../admin/named-member';
 import { UsageError } from '../cli-context';
-import { optionalRowIdFlag, rowIdFlag } from '../flags';
+import { rowIdFlag } from '../flags';
 import { afterId, pageLimit, pageOptions, toPage } from '../paging';
 import { withAuthServer } from './auth-server';
 import type { Command } from './index';
@@ -48,7 +48,7 @@ export const tokenCommands: Record<string, Command> = {
     required: [],
     run: async (values, { db }) => {
       const limit = pageLimit(values);
-      const memberId = optionalRowIdFlag(values, 'member');
+      const memberId = await filterMemberId(db, values, 'member');
       const rows = await listPersonalAccessTokensPage(db, { limit, after: afterId(values), memberId });
       const page = toPage(rows, limit, (row) => row.id, { words: 'token list', filters: { member: memberId } });
       return { ...page, items: page.items.map(shown) };
