@@ -154,6 +154,66 @@ describe('OpenAPI document', () => {
     expect(limit.schema.maximum).toBe(MAX_LIST_LIMIT);
   });
 
+  it('refuses by its input schemas what the API refuses: a client validating by the document sends no such value', async () => {
+    const components = (document.components as { schemas: Record<string, JsonObject> }).schemas;
+    const inputSchema = (component: string) =>
+      z.fromJSONSchema(
+        JSON.parse(
+          JSON.stringify({ ...components[component], $defs: components }).replaceAll(
+            '#/components/schemas/',
+            '#/$defs/',
+          ),
+        ),
+      );
+    const refused: [string, Record<string, unknown>][] = [
+      ['a name of spaces only', { name: '   ' }],
+      ['a NUL character in a name', { name: 'nul\u0000char' }],
+      ['a NUL character in a city', { name: 'x', city: 'a\u0000b' }],
+      ['a website that is no http(s) URL', { name: 'x', website: 'ftp://example.com/' }],
+      ['a javascript: website', { name: 'x', website: 'javascript:alert(1)' }],
+      ['a group id 0 as digits', { name: 'x', group_id: '0' }],
+      ['a business category id past the integer range as digits', { name: 'x', business_category_id: '2147483648' }],
+      ['an address over 255 characters', { name: 'x', address: 'a'.repeat(256) }],
+    ];
+    for (const [why, body] of refused) {
+      for (const [path, component] of [
+        ['/v4/contacts', 'ContactInput'],
+        ['/v3/contacts', 'ContactInputV3'],
+      ] as const) {
+        const answer = await client.request(path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        expect(answer.status, `${why}: ${path}`).toBe(422);
+        expect(inputSchema(component).safeParse(body).success, `${why}: ${component}`).toBe(false);
+      }
+    }
+    // What the schemas accept, the API accepts: the rules are not stricter in the document.
+    const accepted = { name: ' Ada ', website: 'HTTPS://example.com/', group_id: null, business_category_id: '' };
+    expect(inputSchema('ContactInput').safeParse(accepted).success).toBe(true);
+    expect(
+      (
+        await client.request('/v4/contacts', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(accepted),
+        })
+      ).status,
+    ).toBe(201);
+    // E-mail addresses by their standard format (RFC 6531's, as JSON Schema names it), which "not-an-email" is not.
+    const email = JSON.stringify((components.ContactInput as { properties: JsonObject }).properties.email);
+    expect(email).toContain('"format":"idn-email"');
+    expect(
+      (
+        await client.request('/v4/contacts', {
+          method: 'POST',
+          body: new URLSearchParams({ name: 'x', email: 'not-an-email' }),
+        })
+      ).status,
+    ).toBe(422);
+  });
+
   it('documents query values as what they stand for: the page size an integer with its range, updated_since a date-time', () => {
     for (const path of ['/v4/contacts', '/v4/contacts/changes']) {
       const limit = getParameters(path).find((parameter) => parameter.name === 'limit') as { schema: JsonObject };

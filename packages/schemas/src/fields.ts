@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isEmailAddress } from './email-address';
-import { isRowId, rowIdMessage, rowIdNumber } from './row-id';
+import { isRowId, ROW_ID_DIGITS_PATTERN, rowIdMessage, rowIdNumber } from './row-id';
 
 /**
  * Field-level schemas shared by every contact input (v4 and v3). Each accepts what a
@@ -11,12 +11,23 @@ import { isRowId, rowIdMessage, rowIdNumber } from './row-id';
 
 const label = (field: string) => field.replaceAll('_', ' ');
 
+/**
+ * What the document states of text the API can store (validation.ts refuses a NUL character in any
+ * field, before these schemas run): as JSON Schema patterns, so that a client validating by the
+ * document refuses what the API would. (Unpaired surrogates are refused too, but a pattern for
+ * them needs the `u` flag, which not every reader of the document applies.)
+ */
+const NUL_FREE = '^[^\\u0000]*$';
+/** The same, holding at least one character that is not whitespace (what is left once trimmed). */
+const NUL_FREE_NOT_BLANK = '^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$';
+
 /** An optional text field: string or null, at most `max` characters; '' and null both mean "none". */
 export function optionalText(field: string, max = 255) {
   return z
     .string({ error: `The ${label(field)} must be a string.` })
     .trim()
     .max(max, `The ${label(field)} must not be greater than ${max} characters.`)
+    .meta({ pattern: NUL_FREE })
     .nullable()
     .transform((value) => (value === '' ? null : value));
 }
@@ -32,7 +43,8 @@ export function requiredText(field: string, max = 255) {
     })
     .trim()
     .min(1, `The ${label(field)} field is required.`)
-    .max(max, `The ${label(field)} must not be greater than ${max} characters.`);
+    .max(max, `The ${label(field)} must not be greater than ${max} characters.`)
+    .meta({ pattern: NUL_FREE_NOT_BLANK });
 }
 
 /** An e-mail address (isEmailAddress: RFC 5322, international ones included), trimmed like the other fields. */
@@ -44,17 +56,26 @@ export function optionalEmail(max = 254) {
     .max(max, message)
     .refine((value) => value === '' || isEmailAddress(value), message)
     .meta({
+      // JSON Schema's name for RFC 6531 addresses (RFC 5321's, international characters allowed).
+      format: 'idn-email',
       description: `An e-mail address as RFC 5322 writes it (a quoted local part, a one-label domain and an address literal included), with the international characters RFC 6531 allows; at most ${max} characters.`,
     })
     .nullable()
     .transform((value) => (value === '' ? null : value));
 }
 
-/** An absolute http(s) URL. */
+/** An absolute http(s) URL (its scheme in any case, as URLs allow); a pattern, so that the document states it. */
 export function optionalWebsite(max = 2048) {
   const message = 'The website must be a valid URL starting with http:// or https://.';
+  const url = z
+    .url({ protocol: /^https?$/, error: message })
+    .max(max, message)
+    .meta({
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
+      description: `An absolute http:// or https:// URL, at most ${max} characters.`,
+    });
   return z
-    .union([z.literal(''), z.url({ protocol: /^https?$/, error: message }).max(max, message)], { error: message })
+    .union([z.literal(''), url], { error: message })
     .nullable()
     .transform((value) => (value === '' ? null : value));
 }
@@ -90,9 +111,18 @@ export function optionalDate(field: string) {
 export function optionalId(field: string) {
   const message = rowIdMessage(label(field));
   return z
-    .union([rowIdNumber(message), z.string({ error: message }).regex(/^\s*(\d{1,10})?\s*$/, message)], {
-      error: message,
-    })
+    .union(
+      [
+        rowIdNumber(message),
+        z
+          .string({ error: message })
+          .regex(/^\s*(\d{1,10})?\s*$/, message)
+          .meta({ pattern: `^\\s*(?:${ROW_ID_DIGITS_PATTERN})?\\s*$` }),
+      ],
+      {
+        error: message,
+      },
+    )
     .nullable()
     .transform((value, ctx) => {
       if (value === null) return null;

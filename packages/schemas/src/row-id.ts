@@ -8,6 +8,29 @@ import { z } from 'zod';
  */
 export const MAX_ROW_ID = 2_147_483_647;
 
+/**
+ * A regular expression (source, no anchors) for the decimal numbers from 1 to `max`, without leading
+ * zeros: fewer digits than `max` has, or as many and not above it, digit by digit.
+ */
+export function positiveIntegerPattern(max: number): string {
+  const digits = String(max);
+  const alternatives = [digits.length > 1 ? `[1-9]\\d{0,${digits.length - 2}}` : `[1-${digits}]`];
+  for (let at = 0; at < digits.length && digits.length > 1; at++) {
+    const digit = Number(digits[at]);
+    const lowest = at === 0 ? 1 : 0;
+    if (digit > lowest) {
+      const rest = digits.length - at - 1;
+      const range = digit - 1 === lowest ? String(lowest) : `[${lowest}-${digit - 1}]`;
+      alternatives.push(`${digits.slice(0, at)}${range}${rest > 0 ? `\\d{${rest}}` : ''}`);
+    }
+  }
+  if (digits.length > 1) alternatives.push(digits);
+  return alternatives.join('|');
+}
+
+/** The ids of our rows written as digits (`1` to `2147483647`), for documents that give ids as strings. */
+export const ROW_ID_DIGITS_PATTERN = positiveIntegerPattern(MAX_ROW_ID);
+
 /** Whether a number can be the id of one of our rows. */
 export function isRowId(value: number): boolean {
   return Number.isSafeInteger(value) && value >= 1 && value <= MAX_ROW_ID;

@@ -114,7 +114,7 @@ describe('OpenAPI document', () => {
     expect(document.components.schemas.ContactInput?.required).toEqual(['name']);
     expect(Object.keys(document.components.schemas.Contact?.properties ?? {})).toContain('image_url');
     expect(document.components.schemas.ContactInput?.properties?.zipcode).toEqual({
-      anyOf: [{ type: 'string', maxLength: 6 }, { type: 'null' }],
+      anyOf: [{ type: 'string', maxLength: 6, pattern: '^[^\\u0000]*$' }, { type: 'null' }],
     });
   });
 
