@@ -27,6 +27,12 @@ const PAGES = [
   '/settings/password',
 ];
 const WCAG_21_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+/**
+ * A member's desktop Chrome, not the test browser's own "HeadlessChrome": the sessions page names
+ * the browsers it recognises, and those are the names it must lay out.
+ */
+const DESKTOP_CHROME =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
 let server: RunningAuthServer;
 let browser: Browser;
@@ -117,7 +123,7 @@ async function check(page: Page, path: string, width: string) {
 
 describe.each(WIDTHS)('member pages at $name width ($width px)', ({ name, width, height }) => {
   it('the sign-in page fits and has no accessibility violation', async () => {
-    const context = await browser.newContext({ viewport: { width, height } });
+    const context = await browser.newContext({ viewport: { width, height }, userAgent: DESKTOP_CHROME });
     try {
       await check(await context.newPage(), '/login', name);
     } finally {
@@ -126,7 +132,7 @@ describe.each(WIDTHS)('member pages at $name width ($width px)', ({ name, width,
   });
 
   it.each(PAGES)('%s fits the width and has no accessibility violation', async (path) => {
-    const context = await browser.newContext({ viewport: { width, height } });
+    const context = await browser.newContext({ viewport: { width, height }, userAgent: DESKTOP_CHROME });
     try {
       const page = await signedIn(context);
       await check(page, path, name);
@@ -138,7 +144,7 @@ describe.each(WIDTHS)('member pages at $name width ($width px)', ({ name, width,
   });
 
   it("an application's edit form fits the width and has no accessibility violation", async () => {
-    const context = await browser.newContext({ viewport: { width, height } });
+    const context = await browser.newContext({ viewport: { width, height }, userAgent: DESKTOP_CHROME });
     try {
       await check(await signedIn(context), editPage, name);
     } finally {
@@ -147,7 +153,7 @@ describe.each(WIDTHS)('member pages at $name width ($width px)', ({ name, width,
   });
 
   it('keeps the header to one row of tabs, or a tidy grid of them on a phone', async () => {
-    const context = await browser.newContext({ viewport: { width, height } });
+    const context = await browser.newContext({ viewport: { width, height }, userAgent: DESKTOP_CHROME });
     try {
       const page = await signedIn(context);
       const tops = await page
@@ -158,6 +164,46 @@ describe.each(WIDTHS)('member pages at $name width ($width px)', ({ name, width,
       expect(rows).toBe(width < 640 ? Math.ceil(tops.length / 2) : 1);
     } finally {
       await context.close();
+    }
+  });
+});
+
+describe('browser sessions page', () => {
+  it("names each session's Sign out button in plain words, whatever a User-Agent holds", async () => {
+    // Someone else signed in to the account with a User-Agent made to look like markup.
+    const intruder = await browser.newContext({
+      userAgent: 'Mozilla/5.0 (Windows NT 10.0) Chrome/131.0 disabled formaction=https://evil.example/steal',
+    });
+    const member = await browser.newContext({ userAgent: DESKTOP_CHROME });
+    try {
+      await signedIn(intruder);
+      const page = await signedIn(member);
+      await page.goto(`${server.baseUrl}/settings/sessions`);
+      const buttons = await page.locator('form[action$="/sign-out"] button').evaluateAll((found) =>
+        found.map((button) => ({
+          attributes: button.getAttributeNames().sort(),
+          text: (button as HTMLElement).innerText,
+          label: button.getAttribute('aria-label'),
+          disabled: (button as HTMLButtonElement).disabled,
+        })),
+      );
+      expect(buttons.length).toBeGreaterThanOrEqual(2);
+      for (const button of buttons) {
+        expect(button).toEqual({
+          attributes: ['aria-label', 'class', 'type'],
+          text: 'Sign out',
+          label: expect.stringMatching(
+            /^Sign out (Chrome on (Linux|Windows)|[^<>]+), signed in \d{4}-\d\d-\d\d \d\d:\d\d$/,
+          ),
+          disabled: false,
+        });
+      }
+      expect(buttons.map((button) => button.label)).toEqual(
+        expect.arrayContaining([expect.stringContaining('Sign out Chrome on Windows, signed in')]),
+      );
+    } finally {
+      await intruder.close();
+      await member.close();
     }
   });
 });

@@ -15,10 +15,10 @@ export interface AccountFrame {
 const when = (value: Date) => value.toISOString().replace('T', ' ').slice(0, 16);
 
 /**
- * A browser session's User-Agent as a member recognises it ("Firefox on Linux"), the whole string
- * in its title; one not recognised is shown as it is.
+ * A browser session's User-Agent as a member recognises it ("Firefox on Linux"), as plain text;
+ * one not recognised is the User-Agent as it is.
  */
-function browserOf(userAgent: string | null): SafeHtml | string {
+function browserName(userAgent: string | null): string {
   if (!userAgent) return 'unknown';
   const browser = /\bEdg(e|A|iOS)?\//.test(userAgent)
     ? 'Edge'
@@ -45,7 +45,13 @@ function browserOf(userAgent: string | null): SafeHtml | string {
             : /Linux/.test(userAgent)
               ? 'Linux'
               : undefined;
-  return html`<span title="${userAgent}">${system ? `${browser} on ${system}` : browser}</span>`;
+  return system ? `${browser} on ${system}` : browser;
+}
+
+/** The same in a table cell: the whole User-Agent in its title, where it was shortened. */
+function browserCell(userAgent: string | null): SafeHtml | string {
+  const name = browserName(userAgent);
+  return userAgent && name !== userAgent ? html`<span title="${userAgent}">${name}</span>` : name;
 }
 
 function page(view: AccountFrame, current: NonNullable<LayoutOptions['current']>, title: string, body: SafeHtml) {
@@ -67,11 +73,11 @@ export function sessionsPage(view: AccountFrame & { sessions: BrowserSession[] }
       <table class="stacking"><thead><tr><th scope="col">Browser</th><th scope="col">From</th><th scope="col">Signed in (UTC)</th><th scope="col">Actions</th></tr></thead><tbody>
       ${view.sessions.map(
         (session) => html`<tr class="session">
-          <td data-label="Browser">${browserOf(session.userAgent ?? null)}${session.current ? html` <strong>(this browser)</strong>` : ''}</td>
+          <td data-label="Browser">${browserCell(session.userAgent ?? null)}${session.current ? html` <strong>(this browser)</strong>` : ''}</td>
           <td data-label="From">${session.ip ?? ''}</td><td data-label="Signed in (UTC)">${when(session.createdAt)}</td>
           <td data-label="Actions"><form method="post" action="/settings/sessions/${session.handle}/sign-out">
             <input type="hidden" name="csrf" value="${view.csrfToken}">
-            <button type="submit" class="danger" aria-label="Sign out ${browserOf(session.userAgent ?? null)}, signed in ${when(session.createdAt)}">Sign out</button></form></td></tr>`,
+            <button type="submit" class="danger" aria-label="Sign out ${browserName(session.userAgent ?? null)}, signed in ${when(session.createdAt)}">Sign out</button></form></td></tr>`,
       )}</tbody></table>
     </section>`,
   );

@@ -17,17 +17,49 @@ export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (character) => ESCAPES[character] ?? character);
 }
 
-function render(value: Interpolation): string {
+function render(value: Interpolation, inAttributeValue: boolean): string {
   if (value === null || value === undefined || value === false) return '';
-  if (value instanceof SafeHtml) return value.value;
-  if (Array.isArray(value)) return value.map(render).join('');
+  // Markup has no place inside an attribute's value: there it is text like any other, so that a
+  // fragment meant for a cell cannot end the attribute and add others (formaction, disabled…).
+  if (value instanceof SafeHtml) return inAttributeValue ? escapeHtml(value.value) : value.value;
+  if (Array.isArray(value)) return value.map((item) => render(item, inAttributeValue)).join('');
   return escapeHtml(String(value));
 }
 
+/**
+ * For each interpolation of a template, whether it stands inside a quoted attribute value: the
+ * literal parts are read as HTML's tokenizer would (text, a tag, a quoted value). Attributes
+ * themselves may be interpolated as markup (`<input${fieldAria(…)}>`). Cached per call site.
+ */
+const attributeValueSlots = new WeakMap<TemplateStringsArray, boolean[]>();
+
+function inAttributeValueAt(strings: TemplateStringsArray): boolean[] {
+  const cached = attributeValueSlots.get(strings);
+  if (cached) return cached;
+  let state: 'text' | 'tag' | '"' | "'" = 'text';
+  const slots: boolean[] = [];
+  for (const part of strings.slice(0, -1)) {
+    for (const character of part) {
+      if (state === 'text') {
+        if (character === '<') state = 'tag';
+      } else if (state === 'tag') {
+        if (character === '>') state = 'text';
+        else if (character === '"' || character === "'") state = character;
+      } else if (character === state) {
+        state = 'tag';
+      }
+    }
+    slots.push(state === '"' || state === "'");
+  }
+  attributeValueSlots.set(strings, slots);
+  return slots;
+}
+
 export function html(strings: TemplateStringsArray, ...values: Interpolation[]): SafeHtml {
+  const inAttributeValue = inAttributeValueAt(strings);
   let out = strings[0] ?? '';
   values.forEach((value, index) => {
-    out += render(value) + (strings[index + 1] ?? '');
+    out += render(value, inAttributeValue[index] === true) + (strings[index + 1] ?? '');
   });
   return new SafeHtml(out);
 }
