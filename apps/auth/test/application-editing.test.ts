@@ -87,6 +87,70 @@ describe('editing an application', () => {
     expect(codes.map((row) => row.payload.redirectUri)).toContain('https://old.example/cb');
   });
 
+  it('sends nothing to a redirect URI removed while a consent page for it was open: the request is made again and refused', async () => {
+    const owner = await aMember(server.database.db);
+    const app = await anApplication(server.database.db, { owner, redirectUri: 'https://old.example/cb' });
+    const { browser } = await signedIn();
+    const authorizePath = (redirectUri: string) =>
+      `/oauth/authorize?${new URLSearchParams({
+        client_id: app.client_id,
+        redirect_uri: redirectUri,
+        response_type: 'code',
+        scope: 'contacts:read',
+        state: 'state-1',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+      })}`;
+    /** Opens the consent page for `redirectUri` and answers nothing yet: the page's path and its form's action. */
+    const openConsent = async (redirectUri: string) => {
+      let page = authorizePath(redirectUri);
+      for (let step = 0; step < 6; step++) {
+        const answer = await browser.get(page);
+        const action = /action="(\/interaction\/[^"]+\/confirm)"/.exec(answer.html)?.[1];
+        const csrf = /name="csrf" value="([^"]+)"/.exec(answer.html)?.[1] as string;
+        if (action) return { page, action, csrf };
+        const next = new URL(answer.location as string, server.baseUrl);
+        page = next.pathname + next.search;
+      }
+      throw new Error('no consent page');
+    };
+    const pathOf = (location: string | null) => {
+      const url = new URL(location as string, server.baseUrl);
+      return url.pathname + url.search;
+    };
+    for (const decision of ['allow', 'deny']) {
+      const consent = await openConsent('https://old.example/cb');
+      await updateClient(server.database.db, owner.id, app.client_id, {
+        name: 'Moved',
+        redirectUris: 'https://new.example/cb',
+      });
+      // The page was loaded before the change; its form is posted after it.
+      const answered = await browser.post(consent.action, { csrf: consent.csrf, decision });
+      expect(answered.location, decision).not.toMatch(/^https:\/\/old\.example/);
+      // Made again, the request is refused as any request naming that URI: a page, no redirect.
+      const again = await browser.get(
+        new URL(answered.location as string, server.baseUrl).pathname +
+          new URL(answered.location as string, server.baseUrl).search,
+      );
+      expect(again.status, decision).toBe(400);
+      expect(again.location, decision).toBeNull();
+      expect(again.html, decision).toContain('redirect_uri');
+      await updateClient(server.database.db, owner.id, app.client_id, {
+        name: 'Back',
+        redirectUris: 'https://old.example/cb',
+      });
+    }
+    // A URI still registered: the open consent page answers as before.
+    const consent = await openConsent('https://old.example/cb');
+    await updateClient(server.database.db, owner.id, app.client_id, {
+      name: 'Two',
+      redirectUris: 'https://old.example/cb\nhttps://new.example/cb',
+    });
+    const allowed = await browser.post(consent.action, { csrf: consent.csrf, decision: 'allow' });
+    const resumed = await browser.get(pathOf(allowed.location));
+    expect(resumed.location).toMatch(/^https:\/\/old\.example\/cb\?code=/);
+  });
+
   it('renames it and replaces its redirect URIs: the old URI is refused at once, the new one accepted', async () => {
     const { member, browser } = await signedIn();
     const app = await anApplication(server.database.db, { owner: member, redirectUri: 'https://old.example/cb' });

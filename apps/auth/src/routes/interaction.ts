@@ -29,9 +29,19 @@ export function interactionRoutes(services: AuthServices): Router {
   const router = new Router({ prefix: '/interaction/:uid' });
   router.use(interactionErrors);
   router.use(services.csrf);
+  router.use(async (ctx, next) => {
+    const details = await provider.interactionDetails(ctx.req, ctx.res);
+    // [security] The request was checked when it arrived; the application may have removed its
+    // redirect URI since (a consent page left open). oidc-provider does not check it again when
+    // the interaction ends, so it would send the code there: the request is made again instead,
+    // and the authorization endpoint refuses it as it refuses any request naming that URI.
+    if (!(await redirectUriStillRegistered(provider, details))) return askAgain(ctx, details);
+    (ctx.state as InteractionState).interaction = details;
+    return next();
+  });
 
   router.get('/', async (ctx) => {
-    const details = await provider.interactionDetails(ctx.req, ctx.res);
+    const details = interactionOf(ctx);
     const csrfToken = (ctx.state as CsrfState).csrfToken;
     const client = await findApplication(db, String(details.params.client_id));
     if (details.prompt.name === 'login') {
@@ -75,7 +85,7 @@ export function interactionRoutes(services: AuthServices): Router {
   });
 
   router.post('/login', formBody, async (ctx) => {
-    const details = await provider.interactionDetails(ctx.req, ctx.res);
+    const details = interactionOf(ctx);
     if (details.prompt.name !== 'login') throw new errors.InvalidRequest('this interaction does not expect a sign-in');
     const client = await findApplication(db, String(details.params.client_id));
     const member = await signInFromForm(ctx, services, {
@@ -95,7 +105,7 @@ export function interactionRoutes(services: AuthServices): Router {
   // application's request is made again with a sign-in prompt, so that the member who signs in
   // next is asked for the consent. The unanswered interaction expires by itself.
   router.post('/switch-account', formBody, async (ctx) => {
-    const details = await provider.interactionDetails(ctx.req, ctx.res);
+    const details = interactionOf(ctx);
     if (details.prompt.name !== 'consent')
       throw new errors.InvalidRequest('this interaction does not ask for a consent');
     await services.memberSessions.end(ctx);
@@ -103,7 +113,7 @@ export function interactionRoutes(services: AuthServices): Router {
   });
 
   router.post('/confirm', formBody, async (ctx) => {
-    const details = await provider.interactionDetails(ctx.req, ctx.res);
+    const details = interactionOf(ctx);
     if (details.prompt.name !== 'consent')
       throw new errors.InvalidRequest('this interaction does not expect a consent');
     // [security] A consent page left open across a sign-out (a back button, a session signed out
@@ -143,6 +153,19 @@ export function interactionRoutes(services: AuthServices): Router {
 }
 
 type InteractionDetails = Awaited<ReturnType<AuthServices['provider']['interactionDetails']>>;
+interface InteractionState {
+  interaction: InteractionDetails;
+}
+
+/** The interaction of the request, as the router's first middleware loaded it. */
+const interactionOf = (ctx: Context): InteractionDetails => (ctx.state as InteractionState).interaction;
+
+/** Whether the client still registers the redirect URI the interaction's request named. */
+async function redirectUriStillRegistered(provider: AuthServices['provider'], details: InteractionDetails) {
+  const client = await provider.Client.find(String(details.params.client_id));
+  const redirectUri = details.params.redirect_uri;
+  return client !== undefined && (typeof redirectUri !== 'string' || client.redirectUriAllowed(redirectUri));
+}
 
 /**
  * [security] The member a consent is asked of: the one the interaction signed in, and only while
