@@ -37,11 +37,27 @@ export function requireEmail(value: unknown, field = 'email'): string {
   );
 }
 
+/**
+ * [security] Characters that change how the text around them is laid out (U+202E RIGHT-TO-LEFT
+ * OVERRIDE and the rest of Unicode's Bidi_Control) and control characters: in a name shown to
+ * another member (an application's on a consent page) they can reverse the sentence it sits in
+ * and hide what follows.
+ */
+const LAYOUT_CONTROLS = /[\p{Bidi_Control}\p{Cc}]/u;
+/** A character a reader sees: not whitespace, not an invisible one (U+200B, U+3164…), not a control. */
+const VISIBLE = /[^\p{White_Space}\p{Default_Ignorable_Code_Point}\p{C}]/u;
+
+/** A name shown on pages (of an application, a token, a member, a group): one line of visible text. */
 export function requireText(value: unknown, field: string, label: string, max = 255): string {
   const schema = text
     .transform((entered) => entered.trim())
     .pipe(z.string().min(1, `${label} is required.`).max(max, `${label} must be at most ${max} characters.`))
-    .pipe(noNul(label));
+    .pipe(noNul(label))
+    .refine(
+      (entered) => !LAYOUT_CONTROLS.test(entered),
+      `${label} must not contain control or text-direction characters (such as U+202E).`,
+    )
+    .refine((entered) => VISIBLE.test(entered), `${label} must contain a visible character.`);
   return parse(schema, value, field);
 }
 

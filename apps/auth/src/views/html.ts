@@ -13,8 +13,14 @@ type Interpolation = SafeHtml | string | number | boolean | null | undefined | I
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
+/**
+ * [security] Text-direction controls (U+202E…) are shown as U+FFFD: names stored before they were
+ * refused (validation.ts) must not reverse the page's sentences either.
+ */
+const BIDI_CONTROL = /\p{Bidi_Control}/gu;
+
 export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (character) => ESCAPES[character] ?? character);
+  return value.replace(/[&<>"']/g, (character) => ESCAPES[character] ?? character).replace(BIDI_CONTROL, '\uFFFD');
 }
 
 function render(value: Interpolation, inAttributeValue: boolean): string {
