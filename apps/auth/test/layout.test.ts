@@ -41,6 +41,9 @@ let member: TestMember;
 let axeSource: string;
 /** An application's edit form: a page of its own under /settings/applications. */
 let editPage: string;
+/** The same, and its consent page, for an application whose name is one word as long as allowed and whose host is long. */
+let longNamedEditPage: string;
+let longNamedAuthorizeUrl: string;
 
 beforeAll(async () => {
   server = await startAuthServer();
@@ -61,10 +64,16 @@ beforeAll(async () => {
   // Names as long as allowed, without a space to break at: they wrap instead of widening the page.
   const unbroken = 'Exporter'.repeat(13).slice(0, 100);
   await server.auth.personalTokens.create(member.id, { name: unbroken, scopes: '*' });
-  await registerClient(server.database.db, {
+  const longHost = `https://${'reconciliation'.repeat(4)}.members.example.org/oauth/callback`;
+  const longNamed = await registerClient(server.database.db, {
     ownerId: member.id,
     name: unbroken,
-    redirectUris: [callbacks.redirectUri],
+    redirectUris: [longHost],
+  });
+  longNamedEditPage = `/settings/applications/${longNamed.client_id}`;
+  longNamedAuthorizeUrl = authorizeUrl(await discover(server.baseUrl), {
+    client_id: longNamed.client_id,
+    redirect_uri: longHost,
   });
   // A consent (authorized app) and, with the sign-ins, security-log entries.
   const page = await browser.newPage();
@@ -91,9 +100,12 @@ async function signedIn(context: BrowserContext): Promise<Page> {
 }
 
 async function check(page: Page, path: string, width: string) {
-  await page.goto(`${server.baseUrl}${path}`);
+  await page.goto(path.startsWith('http') ? path : `${server.baseUrl}${path}`);
   await page.waitForLoadState('load');
-  await page.screenshot({ path: `/tmp/contacts-layout-${width}-${path.replaceAll('/', '_')}.png`, fullPage: true });
+  await page.screenshot({
+    path: `/tmp/contacts-layout-${width}-${new URL(path, server.baseUrl).pathname.replaceAll('/', '_')}.png`,
+    fullPage: true,
+  });
   const overflow = await page.evaluate(() => {
     const root = document.scrollingElement as Element;
     return { scrollWidth: root.scrollWidth, clientWidth: root.clientWidth };
@@ -147,6 +159,18 @@ describe.each(WIDTHS)('member pages at $name width ($width px)', ({ name, width,
     const context = await browser.newContext({ viewport: { width, height }, userAgent: DESKTOP_CHROME });
     try {
       await check(await signedIn(context), editPage, name);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('an application with the longest one-word name and a long host: its edit form and consent page fit the width', async () => {
+    const context = await browser.newContext({ viewport: { width, height }, userAgent: DESKTOP_CHROME });
+    try {
+      const page = await signedIn(context);
+      await check(page, longNamedEditPage, name);
+      await check(page, longNamedAuthorizeUrl, name);
+      expect(await page.locator('button[value="allow"]').count()).toBe(1);
     } finally {
       await context.close();
     }

@@ -74,7 +74,7 @@ export function sessionsPage(view: AccountFrame & { sessions: BrowserSession[] }
       ${view.sessions.map(
         (session) => html`<tr class="session">
           <td data-label="Browser">${browserCell(session.userAgent ?? null)}${session.current ? html` <strong>(this browser)</strong>` : ''}</td>
-          <td data-label="From">${session.ip ?? ''}</td><td data-label="Signed in (UTC)">${when(session.createdAt)}</td>
+          <td data-label="From" class="whole">${session.ip ?? ''}</td><td data-label="Signed in (UTC)">${when(session.createdAt)}</td>
           <td data-label="Actions"><form method="post" action="/settings/sessions/${session.handle}/sign-out">
             <input type="hidden" name="csrf" value="${view.csrfToken}">
             <button type="submit" class="danger" aria-label="Sign out ${browserName(session.userAgent ?? null)}, signed in ${when(session.createdAt)}">Sign out</button></form></td></tr>`,

@@ -286,7 +286,7 @@ export function securityPage(view: SettingsFrame & { events: NamedAuditEventRow[
             (
               event,
             ) => html`<tr><td data-label="When (UTC)">${event.created_at.toISOString().replace('T', ' ').slice(0, 19)}</td>
-              <td data-label="What">${whatOf(event)}</td><td data-label="Application">${applicationOf(event)}</td><td data-label="From">${event.ip ?? ''}</td></tr>`,
+              <td data-label="What">${whatOf(event)}</td><td data-label="Application">${applicationOf(event)}</td><td data-label="From" class="whole">${event.ip ?? ''}</td></tr>`,
           )}</tbody></table>`
       }
     </section>`,

@@ -69,6 +69,8 @@ body {
 main {
   margin: 2rem auto;
   padding: 0 1rem;
+  /* Names members choose (apps, tokens) and hosts may be one long word: wrap it, never widen the page. */
+  overflow-wrap: anywhere;
 }
 main.narrow {
   max-width: 26rem;
@@ -199,8 +201,14 @@ td {
   padding: 0.5rem 0.25rem;
   border-bottom: 1px solid var(--line);
   vertical-align: top;
-  /* Names members choose (apps, tokens) may be one long word: wrap it, never widen the page. */
-  overflow-wrap: anywhere;
+}
+/*
+ * A heading is a word or two, and an address one token: kept whole (anywhere would let a wide row
+ * squeeze them to "Fr/om" and "127.0.0/.1").
+ */
+th,
+td.whole {
+  overflow-wrap: normal;
 }
 ul.scopes {
   padding-left: 1.2rem;
