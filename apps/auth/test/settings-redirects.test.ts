@@ -132,6 +132,8 @@ describe('rotating a secret', () => {
     expect(first.status).toBe(200);
     const secret = revealed(first.html) as string;
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // It says which application the secret is for.
+    expect(first.html).toContain(`For Ledger (client ID: <code id="revealed-client-id">${app.client_id}</code>)`);
     expect(await clientAuthenticates(app.client_id, secret)).toBe(true);
     expect(await clientAuthenticates(app.client_id, app.client_secret as string)).toBe(false);
     const issuedSince = await anAccessToken(server.auth.provider, { memberId: member.id, clientId: app.client_id });
@@ -248,6 +250,22 @@ describe('creating something shown once', () => {
     expect((await browser.get(again.location as string)).html).toContain(
       'This form already registered its application',
     );
+    expect(await server.database.db('oauth_clients').where({ owner_id: member.id })).toHaveLength(1);
+  });
+
+  it('says of a public application sent again that it is in the list, not that its secret was shown', async () => {
+    const { member, browser } = await signedIn();
+    const form = await formOn(browser, '/settings/applications', '/settings/applications', {
+      name: 'Public once',
+      redirect_uris: 'http://localhost:4999/callback',
+      client_type: 'public',
+    });
+    expect((await browser.post('/settings/applications', form)).status).toBe(201);
+    const again = await browser.post('/settings/applications', form);
+    expect(again.location).toBe('/settings/applications?notice=already_registered_public');
+    const page = (await browser.get(again.location as string)).html;
+    expect(page).toContain('This form already registered its application; it is in the list below.');
+    expect(page).not.toContain('secret was shown');
     expect(await server.database.db('oauth_clients').where({ owner_id: member.id })).toHaveLength(1);
   });
 

@@ -133,16 +133,17 @@ export function settingsRoutes(services: AuthServices): Router {
   router.get('/applications', view('applications'));
   router.post('/applications', formBody, (ctx) =>
     attempt(ctx, 'applications', async () => {
+      const isPublic = body(ctx).client_type === 'public';
       const client = await registerApplicationFromForm(db, {
         ownerId: memberId(ctx),
         formId: requireFormId(body(ctx).form_id),
         name: body(ctx).name,
         redirectUris: body(ctx).redirect_uris,
-        isPublic: body(ctx).client_type === 'public',
+        isPublic,
         // [security] DPoP-required checkbox
         dpopBound: body(ctx).dpop_bound_access_tokens === 'on',
       });
-      if (!client) return { seeOther: 'already_registered' };
+      if (!client) return { seeOther: isPublic ? 'already_registered_public' : 'already_registered' };
       await audit('application.created', { memberId: memberId(ctx), clientId: client.client_id, ip: ctx.ip });
       ctx.status = 201;
       const clientIdLine = html`<p>Client ID: <code id="revealed-client-id">${client.client_id}</code></p>`;
@@ -189,7 +190,10 @@ export function settingsRoutes(services: AuthServices): Router {
       if (!rotated) return { seeOther: 'already_rotated' };
       clients.forget(clientId);
       await audit('application.secret_rotated', { memberId: memberId(ctx), clientId, ip: ctx.ip });
-      return { revealed: { label: 'New client secret', value: rotated.client_secret ?? '' } };
+      // Which application the secret is for: a member with several must not paste it into another.
+      const client = await findClientOf(db, memberId(ctx), clientId);
+      const forLine = html`<p>For ${client?.name ?? 'the application'} (client ID: <code id="revealed-client-id">${clientId}</code>)</p>`;
+      return { revealed: { label: 'New client secret', value: rotated.client_secret ?? '', extra: forLine } };
     }),
   );
   router.post('/applications/:clientId/delete', formBody, (ctx) =>

@@ -33,6 +33,8 @@ export const NOTICES = {
     deleted: 'The application was deleted; every token, code and consent issued to it was revoked.',
     already_registered:
       'This form already registered its application; its secret was shown once — rotate the secret to get another.',
+    // A public application has no secret: it is simply in the list.
+    already_registered_public: 'This form already registered its application; it is in the list below.',
     already_rotated: 'This secret was already rotated; the new one was shown once — rotate again to get another.',
   },
   tokens: {
