@@ -133,6 +133,24 @@ describe('changing the password', () => {
     await browser.signIn(member.email, member.password);
   });
 
+  it('asks for a current password left empty, without counting it as a wrong one', async () => {
+    const member = await aMember(server.database.db);
+    const browser = httpBrowser(server.baseUrl);
+    await browser.signIn(member.email, member.password);
+    // More empty submissions than the sign-in lock allows wrong passwords (5).
+    for (let attempt = 0; attempt < 6; attempt++) {
+      const result = await browser.submit('/settings/password', '/settings/password', {
+        current_password: '',
+        new_password: 'a brand new passphrase',
+      });
+      expect(result.status).toBe(422);
+      expect(result.html).toContain('Enter your current password.');
+    }
+    const elsewhere = httpBrowser(server.baseUrl);
+    await elsewhere.signIn(member.email, member.password);
+    expect((await elsewhere.get('/settings/sessions')).status).toBe(200);
+  });
+
   it('applies the password policy to the new password', async () => {
     const member = await aMember(server.database.db);
     const browser = httpBrowser(server.baseUrl);

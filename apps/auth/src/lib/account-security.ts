@@ -80,11 +80,13 @@ export async function changePassword(
 ): Promise<{ otherSessionsEnded: number }> {
   const member = await findMemberById(db, change.memberId);
   if (!member) throw new InputError('No such member.', 'member');
+  const current = typeof change.currentPassword === 'string' ? change.currentPassword : '';
+  // Nothing entered is no guess: it is not counted towards the lock.
+  if (current === '') throw new InputError('Enter your current password.', 'current_password');
   // Counted before the (slow) check, like a sign-in: parallel guesses get no more tries.
   if ((await guard.beginAttempt(member.email, change.ip)) !== undefined) {
     throw new InputError('Too many wrong passwords. Try again later.', 'current_password');
   }
-  const current = typeof change.currentPassword === 'string' ? change.currentPassword : '';
   if (!(await verifySecret(member.password_hash, current))) {
     throw new InputError('The current password is not correct.', 'current_password');
   }
