@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
+import { aSignedInMember } from './support/http-browser';
 
 /**
  * Client errors that no route answered itself (an unknown address, a method an address doesn't
@@ -73,9 +74,10 @@ describe('a method an address does not take', () => {
   });
 
   it('asks before signing out at GET /logout (a link elsewhere must not sign anyone out): a form that posts there', async () => {
-    const response = await fetch(`${server.baseUrl}/logout`, { headers: BROWSER });
+    const { browser } = await aSignedInMember(server);
+    const response = await browser.get('/logout');
     expect(response.status).toBe(200);
-    const page = await response.text();
+    const page = response.html;
     expect(page).toMatch(/<form method="post" action="\/logout">[\s\S]*name="csrf"[\s\S]*>Sign out<\/button>/);
   });
 

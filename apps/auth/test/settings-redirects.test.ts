@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import { anAccessToken, anApplication } from './support/factories';
-import { aSignedInMember, type HttpBrowser, hiddenFields } from './support/http-browser';
+import { aSignedInMember, type HttpBrowser, hiddenFields, httpBrowser } from './support/http-browser';
 import { discover, introspectAsApi, tokenRequest } from './support/oauth-client';
 
 /**
@@ -117,6 +117,19 @@ describe('changes that reveal nothing answer 303 to their page, which shows a no
       expect(response.status, path).toBe(302);
       expect(response.location, path).toBe(section);
     }
+  });
+
+  it('opens the first tab at the settings’ own root, and the sign-in page for a sign-out with nobody signed in', async () => {
+    const { browser } = await signedIn();
+    for (const path of ['/', '/settings', '/settings/']) {
+      const response = await browser.get(path);
+      expect(response.status, path).toBe(302);
+      expect(response.location, path).toBe('/settings/applications');
+    }
+    expect((await browser.get('/logout')).html).toContain('Sign out of this site');
+    const nobody = await httpBrowser(server.baseUrl).get('/logout');
+    expect(nobody.status).toBe(302);
+    expect(nobody.location).toBe('/login');
   });
 });
 

@@ -14,8 +14,11 @@ export function signInRoutes(services: AuthServices): Router {
   const router = new Router();
   router.use(services.csrf);
 
-  router.get('/', (ctx) => ctx.redirect('/settings/applications'));
+  // The settings' first tab is the site's home page, also at the settings' own root.
+  for (const home of ['/', '/settings', '/settings/'])
+    router.get(home, (ctx) => ctx.redirect('/settings/applications'));
 
+  // Also when signed in already: signing in here as another member switches accounts.
   router.get('/login', (ctx) => {
     const returnTo = safeReturnPath(ctx.query.return_to);
     ctx.type = 'html';
@@ -33,7 +36,9 @@ export function signInRoutes(services: AuthServices): Router {
     ctx.redirect(returnTo);
   });
 
-  router.get('/logout', (ctx) => {
+  router.get('/logout', async (ctx) => {
+    // Nobody to sign out: the sign-in page, rather than a question about signing out.
+    if (!(await services.memberSessions.current(ctx))) return ctx.redirect('/login');
     ctx.type = 'html';
     ctx.body = signOutPage((ctx.state as CsrfState).csrfToken);
   });
