@@ -23,6 +23,8 @@ describe('password policy', () => {
     { password: '1qaz2wsx3edc', why: 'a keyboard walk from the list' },
     { password: 'x'.repeat(1025), why: 'longer than 1024 characters' },
     { password: 'ééééééééééé', why: '11 characters although 22 bytes' },
+    { password: 'aaaaaaaaaaaaaaaa', why: 'one character repeated' },
+    { password: ' '.repeat(12), why: 'twelve spaces' },
   ])('refuses $why', ({ password }) => {
     expect(() => requireAcceptablePassword(password)).toThrow(InputError);
   });

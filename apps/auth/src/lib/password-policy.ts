@@ -4,7 +4,8 @@ import { InputError } from './validation';
 /**
  * The one password rule, for the pages and the CLI alike (NIST SP 800-63B §3.1.1.2): at least
  * 12 characters, at most 1024, and not one of the most common passwords (zxcvbn-ts's list of
- * about 49,000, compared without regard to case). No composition rules: length beats them.
+ * about 49,000, compared without regard to case), nor one character repeated. No composition
+ * rules: length beats them.
  */
 export const MIN_PASSWORD_LENGTH = 12;
 export const MAX_PASSWORD_LENGTH = 1024;
@@ -28,6 +29,10 @@ export function requireAcceptablePassword(value: unknown, field = 'password'): s
   }
   if (isCommonPassword(password)) {
     throw new InputError('This password is one of the most common ones; choose another.', field);
+  }
+  // §3.1.1.2's "repetitive characters": twelve of one character (spaces included) is no password.
+  if (new Set(password.normalize('NFKC')).size === 1) {
+    throw new InputError('The password must not be one character repeated; choose another.', field);
   }
   return password;
 }
