@@ -67,6 +67,21 @@ describe('authorization request errors', () => {
     expect(callback.searchParams.get('code')).toBeNull();
   });
 
+  it('sends the application access_denied when the member cancels at the sign-in page, before signing in', async () => {
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(authorizeUrl(as, app, { state: 'cancelled' }));
+    await page.waitForSelector('input[name="password"]');
+    const [callback] = await Promise.all([
+      page.waitForRequest((request) => request.url().startsWith(app.redirect_uri)),
+      page.getByRole('button', { name: 'Cancel and return to the application' }).click(),
+    ]);
+    const answer = new URL(callback.url());
+    expect(answer.searchParams.get('error')).toBe('access_denied');
+    expect(answer.searchParams.get('state')).toBe('cancelled');
+    expect(answer.searchParams.get('code')).toBeNull();
+    await page.context().close();
+  });
+
   it('refuses an unknown scope with invalid_scope, sent back to the application', async () => {
     const response = await fetch(authorizeUrl(as, app, { scope: 'contacts:read admin' }), { redirect: 'manual' });
     expect(response.status).toBe(303);

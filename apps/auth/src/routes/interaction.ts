@@ -57,7 +57,12 @@ export function interactionRoutes(services: AuthServices): Router {
         );
       }
       ctx.type = 'html';
-      ctx.body = signInPage({ action: `/interaction/${details.uid}/login`, csrfToken, applicationName: client?.name });
+      ctx.body = signInPage({
+        action: `/interaction/${details.uid}/login`,
+        cancelAction: `/interaction/${details.uid}/abort`,
+        csrfToken,
+        applicationName: client?.name,
+      });
       return;
     }
     if (details.prompt.name === 'consent') {
@@ -90,6 +95,7 @@ export function interactionRoutes(services: AuthServices): Router {
     const client = await findApplication(db, String(details.params.client_id));
     const member = await signInFromForm(ctx, services, {
       action: `/interaction/${details.uid}/login`,
+      cancelAction: `/interaction/${details.uid}/abort`,
       applicationName: client?.name,
     });
     if (!member) return;
@@ -100,6 +106,17 @@ export function interactionRoutes(services: AuthServices): Router {
       { mergeWithLastSubmission: false },
     );
   });
+
+  // "Cancel" on the sign-in page of an application's request: the member refuses before signing
+  // in, and the application hears it as from the consent page's Deny (RFC 6749 §4.1.2.1).
+  router.post('/abort', formBody, (ctx) =>
+    provider.interactionFinished(
+      ctx.req,
+      ctx.res,
+      { error: 'access_denied', error_description: 'The member cancelled the sign-in.' },
+      { mergeWithLastSubmission: false },
+    ),
+  );
 
   // "Not you?" on the consent page (a shared computer): this browser is signed out, and the
   // application's request is made again with a sign-in prompt, so that the member who signs in

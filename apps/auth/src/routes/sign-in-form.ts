@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type { CsrfState } from '../http/csrf';
 import { attemptSignIn } from '../lib/sign-in';
 import type { AuthServices } from '../services';
-import { signInPage } from '../views/sign-in';
+import { type SignInView, signInPage } from '../views/sign-in';
 
 /**
  * Handles a posted sign-in form (the settings pages' and an authorization request's alike):
@@ -13,7 +13,7 @@ import { signInPage } from '../views/sign-in';
 export async function signInFromForm(
   ctx: Context,
   services: AuthServices,
-  form: { action: string; applicationName?: string | undefined },
+  form: Pick<SignInView, 'action' | 'applicationName' | 'cancelAction'>,
 ): Promise<PublicMember | undefined> {
   const body = ctx.request.body as Record<string, unknown>;
   const email = typeof body.email === 'string' ? body.email : '';
@@ -35,6 +35,7 @@ export async function signInFromForm(
     email,
     error: outcome.message,
     applicationName: form.applicationName,
+    cancelAction: form.cancelAction,
   });
   return undefined;
 }

@@ -7,7 +7,9 @@ export interface SignInView {
   email?: string;
   error?: string;
   /** Shown above the form when signing in for an application. */
-  applicationName?: string;
+  applicationName?: string | undefined;
+  /** For an application's request: where "Cancel" posts, which sends the application a refusal. */
+  cancelAction?: string | undefined;
 }
 
 /**
@@ -53,6 +55,14 @@ export function signInPage(view: SignInView): string {
         <input type="password" id="password" name="password" autocomplete="current-password" required>
         <div class="actions"><button type="submit" class="primary">Sign in</button></div>
       </form>
+      ${
+        view.cancelAction
+          ? html`<form method="post" action="${view.cancelAction}" class="inline hint">
+        <input type="hidden" name="csrf" value="${view.csrfToken}">
+        Not now? <button type="submit" class="link">Cancel and return to the application</button>
+      </form>`
+          : ''
+      }
       <p class="hint" id="account-help">${ACCOUNT_HELP}</p>
     </div>`,
   );
