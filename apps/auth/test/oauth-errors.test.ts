@@ -349,6 +349,43 @@ describe('client authentication failures (RFC 6749 §5.2, RFC 9110 §15.5.2)', (
     },
   );
 
+  it.each([
+    ['a client id and no secret', () => Buffer.from(`${app.client_id}:`).toString('base64')],
+    ['no colon', () => Buffer.from(app.client_id).toString('base64')],
+    ['a badly percent-encoded id', () => Buffer.from('a%zz:b').toString('base64')],
+    ['not base64', () => '!!!'],
+  ])(
+    'answers Basic credentials it cannot use (%s) 401 invalid_client, challenged (RFC 6749 §5.2)',
+    async (_why, basic) => {
+      for (const endpoint of ['/oauth/token', '/oauth/introspect', '/oauth/revoke']) {
+        const response = await fetch(`${server.baseUrl}${endpoint}`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            accept: 'application/json',
+            authorization: `Basic ${basic()}`,
+          },
+          body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x', token: 'x' }),
+        });
+        expect(response.status, endpoint).toBe(401);
+        expect(((await response.json()) as { error: string }).error, endpoint).toBe('invalid_client');
+        expect(response.headers.get('www-authenticate'), endpoint).toMatch(
+          /^Basic realm="[^"]+", error="invalid_client"/,
+        );
+      }
+    },
+  );
+
+  it('answers a bearer token where client credentials belong 401 invalid_client too', async () => {
+    const response = await fetch(`${server.baseUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Bearer abc' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x' }),
+    });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toMatch(/^Basic realm="[^"]+", error="invalid_client"/);
+  });
+
   it('adds no challenge to a request that authenticates', async () => {
     const response = await postAuthenticated('/oauth/introspect', { token: 'not-a-token' }, 'client_secret_post', {
       clientId: app.client_id,

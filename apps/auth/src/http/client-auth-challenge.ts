@@ -7,14 +7,27 @@ const CLIENT_AUTHENTICATING_ROUTES: ReadonlySet<string> = new Set(['token', 'int
 /** How oidc-provider refuses a request that names no client at all (its shared/client_auth.js). */
 const NO_CLIENT_AUTHENTICATION = 'no client authentication mechanism provided';
 
+/**
+ * How it refuses client credentials in an Authorization header it cannot use (not Basic, not
+ * base64 of `id:secret`, badly percent-encoded, an empty secret): the client tried to
+ * authenticate there, and failed.
+ */
+const FAILED_HEADER_AUTHENTICATION: ReadonlySet<string> = new Set([
+  'invalid authorization header value format',
+  'client_id and client_secret in the authorization header are not properly encoded',
+  'client_secret must be provided in the Authorization header',
+]);
+
 interface OAuthErrorBody {
   error?: unknown;
   error_description?: unknown;
 }
 
 /**
- * A request without any client authentication is `invalid_client`, 401 (RFC 6749 §5.2: "no
- * client authentication included"), where oidc-provider answers `invalid_request`, 400.
+ * A request without any client authentication, or with client credentials in an Authorization
+ * header that cannot be used, is `invalid_client`, 401 (RFC 6749 §5.2: "no client authentication
+ * included", and a client that "attempted to authenticate via the Authorization request header
+ * field" MUST get 401), where oidc-provider answers `invalid_request`, 400.
  *
  * A 401 carries a WWW-Authenticate challenge (RFC 9110 §15.5.2). oidc-provider adds one to an
  * `invalid_client` answer only when the client sent an Authorization header (Basic, its
@@ -31,12 +44,13 @@ export function clientAuthChallenge(issuer: string) {
     const route = (ctx as Partial<KoaContextWithOIDC>).oidc?.route;
     if (route === undefined || !CLIENT_AUTHENTICATING_ROUTES.has(route)) return;
     let answer = ctx.body as OAuthErrorBody | undefined;
+    const description = typeof answer?.error_description === 'string' ? answer.error_description : '';
     if (
       ctx.status === 400 &&
       answer?.error === 'invalid_request' &&
-      answer.error_description === NO_CLIENT_AUTHENTICATION
+      (description === NO_CLIENT_AUTHENTICATION || FAILED_HEADER_AUTHENTICATION.has(description))
     ) {
-      answer = { error: 'invalid_client', error_description: NO_CLIENT_AUTHENTICATION };
+      answer = { error: 'invalid_client', error_description: description };
       ctx.body = answer;
       ctx.status = 401;
     }
