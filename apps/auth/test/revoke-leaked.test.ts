@@ -97,6 +97,21 @@ describe('POST /oauth/revoke-leaked', () => {
     expect(await response.json()).toEqual({ received: 1 });
   });
 
+  it('answers other methods as the OAuth endpoints beside it do: OPTIONS 204, others 405 invalid_request, with Allow', async () => {
+    const options = await fetch(`${server.baseUrl}/oauth/revoke-leaked`, { method: 'OPTIONS' });
+    expect(options.status).toBe(204);
+    expect(options.headers.get('allow')).toBe('POST, OPTIONS');
+    for (const method of ['GET', 'PUT', 'DELETE']) {
+      const response = await fetch(`${server.baseUrl}/oauth/revoke-leaked`, { method });
+      expect(response.status, method).toBe(405);
+      expect(response.headers.get('allow'), method).toBe('POST, OPTIONS');
+      expect(await response.json(), method).toEqual({
+        error: 'invalid_request',
+        error_description: '/oauth/revoke-leaked accepts POST only',
+      });
+    }
+  });
+
   it('does nothing more for a token that is already revoked', async () => {
     const member = await aMember(server.database.db);
     const token = await aToken(member.id);
