@@ -2,7 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { findOAuthClient } from '@contacts/db';
+import { buildOpenApiDocument } from '@contacts/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { DPOP_PROOF_MISSING_DETAIL } from '../src/http/dpop-proof-required';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import {
@@ -97,7 +99,17 @@ describe('a DPoP-required client at the token endpoint (RFC 9449 §5.2)', () => 
     const DPoP = await dpopHandle();
     const tokens = await refreshAsApp(as, app, await refreshToken(), undefined, DPoP);
     expect(tokens.token_type).toBe('dpop');
-    expect(await introspectAsApi(server, tokens.access_token)).toMatchObject({ active: true, token_type: 'DPoP' });
+    const introspected = await introspectAsApi(server, tokens.access_token);
+    expect(introspected).toMatchObject({ active: true, token_type: 'DPoP', cnf: { jkt: expect.any(String) } });
+    // As the API document describes it (its cnf and iss included).
+    const documented = buildOpenApiDocument({ serverUrl: server.baseUrl, paths: {}, dpopAlgorithms: [] }) as {
+      paths: Record<string, { post: { responses: Record<string, { content: Record<string, { schema: object }> }> } }>;
+    };
+    const schema = documented.paths['/oauth/introspect']?.post.responses['200']?.content['application/json']?.schema;
+    expect(
+      z.fromJSONSchema({ ...(schema as object), additionalProperties: false }).safeParse(introspected).error?.issues ??
+        [],
+    ).toEqual([]);
     const unknown = await refreshAsApp(as, app, 'not-a-refresh-token', undefined, DPoP).catch(
       (error: unknown) => error,
     );

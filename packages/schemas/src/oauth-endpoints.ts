@@ -19,6 +19,19 @@ export const CONTACT_SCOPES = {
 export type ContactScope = keyof typeof CONTACT_SCOPES;
 
 /**
+ * The one resource server (RFC 8707) that tokens are issued for, and the audience (`aud`) of
+ * every token. A request without a `resource` parameter is for it, so plain OAuth 2.0 clients need
+ * not know it; one that sends `resource` must send this value (another is `invalid_target`).
+ */
+export const CONTACTS_API_RESOURCE = 'urn:member-contacts:contacts-api';
+
+const resourceParameter = {
+  type: 'string',
+  enum: [CONTACTS_API_RESOURCE],
+  description: `RFC 8707 resource indicator; optional, and ${CONTACTS_API_RESOURCE} (the contacts API, the audience of every token) is the only value: another is invalid_target.`,
+};
+
+/**
  * The scopes each scope includes: `*` is everything, so a token or grant of `*` holds
  * contacts:read and contacts:write. The contacts API checks access by it; the authorization
  * server narrows a `*` grant at refresh by it.
@@ -91,7 +104,7 @@ const oauthError = {
     error: {
       type: 'string',
       description:
-        "RFC 6749 §5.2 code: invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type or invalid_scope; or this server's rate_limited (429) and temporarily_unavailable (503).",
+        "RFC 6749 §5.2 code: invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type or invalid_scope; RFC 8707's invalid_target; RFC 9449's invalid_dpop_proof; or this server's rate_limited (429) and temporarily_unavailable (503).",
     },
     error_description: { type: 'string' },
   },
@@ -173,6 +186,16 @@ export function oauthPaths(): Record<string, JsonObject> {
         operationId: 'oauthToken',
         summary: 'Exchange an authorization code, or a refresh token, for tokens',
         security: [],
+        parameters: [
+          {
+            name: 'DPoP',
+            in: 'header',
+            required: false,
+            description:
+              'A DPoP proof for this request (RFC 9449 §4: htm POST, htu this endpoint): the tokens issued are bound to its key (token_type DPoP). Required for an application registered as DPoP-bound, and for refreshing a DPoP-bound public client’s refresh token (with the same key).',
+            schema: { type: 'string' },
+          },
+        ],
         requestBody: formOrJson({
           type: 'object',
           required: ['grant_type'],
@@ -189,6 +212,7 @@ export function oauthPaths(): Record<string, JsonObject> {
               description: 'refresh_token: the current refresh token (spent by this request).',
             },
             scope: { type: 'string', description: 'refresh_token: the scopes wanted (at most those granted).' },
+            resource: resourceParameter,
             ...clientCredentials,
           },
         }),
@@ -216,7 +240,7 @@ export function oauthPaths(): Record<string, JsonObject> {
             },
           },
           '400': errorAnswer(
-            'invalid_request, invalid_grant (unknown, expired or spent code or refresh token — a spent refresh token revokes the whole grant), unsupported_grant_type or invalid_scope.',
+            'invalid_request, invalid_grant (unknown, expired or spent code or refresh token — a spent refresh token revokes the whole grant), unsupported_grant_type, invalid_scope, invalid_target (a resource other than the contacts API) or invalid_dpop_proof (a DPoP proof that is malformed, not for this request, too old, or missing where the application or the refresh token needs one).',
           ),
           ...sharedAnswers,
           '429': tokenRateLimited,
@@ -248,7 +272,16 @@ export function oauthPaths(): Record<string, JsonObject> {
                     exp: { type: 'integer' },
                     iat: { type: 'integer' },
                     token_type: { type: 'string' },
-                    aud: { type: 'string' },
+                    aud: { type: 'string', description: `The token's audience: ${CONTACTS_API_RESOURCE}.` },
+                    iss: { type: 'string', description: 'The issuer (PUBLIC_URL).' },
+                    jti: { type: 'string' },
+                    cnf: {
+                      type: 'object',
+                      description: 'A DPoP-bound token only (RFC 9449 §6.2).',
+                      properties: {
+                        jkt: { type: 'string', description: 'SHA-256 JWK thumbprint of the proof key it is bound to.' },
+                      },
+                    },
                     personal_access_token: { type: 'boolean' },
                   },
                 },

@@ -17,11 +17,8 @@ export function scopeDescription(scope: string): string {
   return SCOPE_DESCRIPTIONS[scope] ?? scope;
 }
 
-/**
- * The one resource server (RFC 8707) that tokens are issued for. Every authorization request
- * without a `resource` parameter is for it, so plain OAuth 2.0 clients need not know about it.
- */
-export const CONTACTS_API_RESOURCE = 'urn:member-contacts:contacts-api';
+/** The one resource server (RFC 8707) that tokens are issued for: defined with the API's contract. */
+export { CONTACTS_API_RESOURCE } from '@contacts/schemas';
 
 /**
  * OpenID Connect's scope for refresh tokens (Core §11), which generic client libraries send, often
