@@ -1,11 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { findOAuthClient } from '@contacts/db';
 import { buildOpenApiDocument } from '@contacts/schemas';
+import * as jose from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { DPOP_PROOF_MISSING_DETAIL } from '../src/http/dpop-proof-required';
+import { DPOP_PROOF_MISSING_DETAIL, DPOP_PROOF_REPLAYED_DETAIL } from '../src/http/dpop-proof-required';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import {
   aMember,
@@ -69,6 +71,42 @@ describe('a DPoP-required client at the token endpoint (RFC 9449 §5.2)', () => 
     const main = createRequire(import.meta.url).resolve('oidc-provider');
     const source = await readFile(path.join(path.dirname(main), 'helpers', 'sender_constraints.js'), 'utf8');
     expect(source).toContain(`throw new ErrorClass('${DPOP_PROOF_MISSING_DETAIL}')`);
+  });
+
+  it('names exactly the reason oidc-provider gives for a replayed proof (fails when an upgrade changes it)', async () => {
+    const main = createRequire(import.meta.url).resolve('oidc-provider');
+    const source = await readFile(path.join(path.dirname(main), 'helpers', 'validate_dpop.js'), 'utf8');
+    expect(source).toContain(`new ErrorClass('${DPOP_PROOF_REPLAYED_DETAIL}')`);
+  });
+
+  it('refuses a DPoP proof used before with invalid_dpop_proof, and the refresh token it came with still works', async () => {
+    const { privateKey, publicKey } = await jose.generateKeyPair('ES256');
+    const proof = await new jose.SignJWT({ htm: 'POST', htu: as.token_endpoint, jti: randomUUID() })
+      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await jose.exportJWK(publicKey) })
+      .setIssuedAt()
+      .sign(privateKey);
+    const refresh = (refreshToken: string) =>
+      fetch(as.token_endpoint as string, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', DPoP: proof },
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: refreshToken,
+          client_id: app.client_id,
+          client_secret: app.client_secret as string,
+        }),
+      });
+    expect((await refresh(await refreshToken())).status).toBe(200);
+    const second = await refreshToken();
+    const replayed = await refresh(second);
+    expect(replayed.status).toBe(400);
+    expect(await replayed.json()).toMatchObject({
+      error: 'invalid_dpop_proof',
+      error_description: expect.stringContaining('used before'),
+    });
+    // Not spent: with a new proof, the same refresh token is exchanged.
+    const tokens = await refreshAsApp(as, app, second, undefined, await dpopHandle());
+    expect(tokens.token_type).toBe('dpop');
   });
 
   it('refuses a refresh without a DPoP proof with invalid_dpop_proof, saying a proof is required', async () => {
