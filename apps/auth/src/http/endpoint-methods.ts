@@ -34,18 +34,25 @@ export function endpointMethods(provider: Provider) {
     await next();
     if (ctx.status !== 404 || ctx.body != null) return;
     const allowed = allowedAt.get(ctx.path);
-    if (!allowed) return;
-    ctx.set('Allow', allowed.join(', '));
-    // A CORS preflight is answered by the provider; a plain OPTIONS (no Origin) asks what the
-    // endpoint allows (RFC 9110 §9.3.7).
-    if (ctx.method === 'OPTIONS') {
-      ctx.status = 204;
-      return;
-    }
-    ctx.status = 405;
-    ctx.body = {
-      error: 'invalid_request',
-      error_description: `${ctx.path} accepts ${allowed.filter((method) => method !== 'HEAD' && method !== 'OPTIONS').join(' and ')} only`,
-    };
+    if (allowed) answerOtherMethod(ctx, allowed);
+  };
+}
+
+/**
+ * The answer of an OAuth endpoint (oidc-provider's, or one of this server's beside them) to a
+ * method it does not route: a plain OPTIONS (no Origin; a CORS preflight is the provider's) asks
+ * what it allows (RFC 9110 §9.3.7), 204 with Allow; any other is 405 with Allow and an OAuth
+ * error object naming the methods it takes.
+ */
+export function answerOtherMethod(ctx: Context, allowed: readonly string[]): void {
+  ctx.set('Allow', allowed.join(', '));
+  if (ctx.method === 'OPTIONS') {
+    ctx.status = 204;
+    return;
+  }
+  ctx.status = 405;
+  ctx.body = {
+    error: 'invalid_request',
+    error_description: `${ctx.path} accepts ${allowed.filter((method) => method !== 'HEAD' && method !== 'OPTIONS').join(' and ')} only`,
   };
 }

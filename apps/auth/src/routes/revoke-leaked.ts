@@ -4,6 +4,7 @@ import { sharedRateLimiter } from '@contacts/db';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
+import { answerOtherMethod } from '../http/endpoint-methods';
 import { revokeLeakedPersonalTokens } from '../lib/personal-tokens';
 import type { AuthServices } from '../services';
 
@@ -92,16 +93,7 @@ export function revokeLeakedRoutes(services: AuthServices, limit: RateLimit = RE
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { received: values.length };
   });
-  // Other methods as at oidc-provider's endpoints beside it (endpoint-methods.ts): a plain OPTIONS
-  // is 204 with Allow, anything else 405 with Allow and an OAuth error object.
-  router.all('/oauth/revoke-leaked', (ctx) => {
-    ctx.set('Allow', 'POST, OPTIONS');
-    if (ctx.method === 'OPTIONS') {
-      ctx.status = 204;
-      return;
-    }
-    ctx.status = 405;
-    ctx.body = { error: 'invalid_request', error_description: '/oauth/revoke-leaked accepts POST only' };
-  });
+  // Other methods as at oidc-provider's endpoints beside it.
+  router.all('/oauth/revoke-leaked', (ctx) => answerOtherMethod(ctx, ['POST', 'OPTIONS']));
   return router;
 }
