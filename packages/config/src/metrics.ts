@@ -51,6 +51,7 @@ export function createServiceMetrics(options: ServiceMetricsOptions): ServiceMet
     registers: [registry],
   });
   if (options.pool) databasePoolMetrics(registry, options.pool);
+  const routeOf = routeLabels();
 
   const middleware: Middleware = async (ctx, next) => {
     if (ctx.method === 'GET' && ctx.path === '/metrics') {
@@ -111,21 +112,43 @@ export function databasePoolMetrics(registry: Registry, pool: () => PoolLike | u
 }
 
 /**
- * A low-cardinality route label: the router's template when a route matched
- * (`/v4/contacts/:id`; oidc-provider's routes set it too); otherwise the path with id-like segments
- * (all digits, or long with a digit) replaced by `:id`; `(unmatched)` for 404s, so that
- * scanners probing random paths cannot grow the metric without bound.
+ * How many route labels a process takes from request paths themselves (requests no router
+ * matched that were not 404: answered before routing, such as a 401 or a CORS preflight);
+ * further paths share the label `(other)`.
  */
-export function routeOf(ctx: Context, status: number): string {
-  const matched = (ctx as Context & { _matchedRoute?: unknown })._matchedRoute;
-  if (typeof matched === 'string') return matched;
-  if (status === 404) return '(unmatched)';
-  return ctx.path
-    .split('/')
-    .map((segment) =>
-      /^\d+$/.test(segment) || (/^[A-Za-z0-9_-]{16,}$/.test(segment) && /\d/.test(segment)) ? ':id' : segment,
-    )
-    .join('/');
+export const MAX_PATH_ROUTE_LABELS = 200;
+
+/**
+ * A low-cardinality route label, so that scanners probing random paths cannot grow the metric
+ * (and every scrape) without bound:
+ * - the router's template when a route answered (`/v4/contacts/:id`; oidc-provider's router sets
+ *   it too);
+ * - the template of the routes whose path matched when the router answered for them (405, or
+ *   OPTIONS with Allow: `ctx.matched`), not the path, which the caller chose;
+ * - `(unmatched)` for other 404s;
+ * - otherwise the path with id-like segments (all digits, or long with a digit) replaced by `:id`,
+ *   for at most MAX_PATH_ROUTE_LABELS distinct labels per process, then `(other)`.
+ */
+export function routeLabels(maxPathLabels = MAX_PATH_ROUTE_LABELS): (ctx: Context, status: number) => string {
+  const fromPaths = new Set<string>();
+  return (ctx, status) => {
+    const matched = (ctx as Context & { _matchedRoute?: unknown })._matchedRoute;
+    if (typeof matched === 'string') return matched;
+    const layers = (ctx as Context & { matched?: Array<{ path?: unknown; methods?: unknown[] }> }).matched ?? [];
+    const template = layers.find((layer) => (layer.methods?.length ?? 0) > 0 && typeof layer.path === 'string')?.path;
+    if (typeof template === 'string') return template;
+    if (status === 404) return '(unmatched)';
+    const label = ctx.path
+      .split('/')
+      .map((segment) =>
+        /^\d+$/.test(segment) || (/^[A-Za-z0-9_-]{16,}$/.test(segment) && /\d/.test(segment)) ? ':id' : segment,
+      )
+      .join('/');
+    if (fromPaths.has(label)) return label;
+    if (fromPaths.size >= maxPathLabels) return '(other)';
+    fromPaths.add(label);
+    return label;
+  };
 }
 
 /** What the janitor metrics read: passes of this process, and the size of the growing tables. */

@@ -1,6 +1,7 @@
+import type { Context } from 'koa';
 import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, createServiceMetrics, requestLogging } from '../src/index';
+import { createLogger, createServiceMetrics, MAX_PATH_ROUTE_LABELS, requestLogging, routeLabels } from '../src/index';
 
 const lines: Array<Record<string, unknown>> = [];
 let baseUrl: string;
@@ -102,5 +103,32 @@ describe('metrics', () => {
     expect(text).toContain('db_pool_connections_idle{service="test"} 3');
     expect(text).toContain('db_pool_pending_acquires{service="test"} 0');
     expect(text).toContain('db_pool_pending_creates{service="test"} 1');
+  });
+});
+
+describe('route labels', () => {
+  const request = (path: string, extra: Record<string, unknown> = {}) => ({ path, ...extra }) as unknown as Context;
+
+  it("name the matched routes' template when the router answered for them (405, OPTIONS), not the path", () => {
+    const routeOf = routeLabels();
+    const layers = [{ path: '/v4/contacts/:id', methods: ['GET', 'HEAD', 'POST'] }];
+    expect(routeOf(request('/v4/contacts/zzqq', { matched: layers }), 405)).toBe('/v4/contacts/:id');
+    expect(routeOf(request('/v4/contacts/qqzz', { matched: layers }), 200)).toBe('/v4/contacts/:id');
+    // A middleware layer (no methods) names no route.
+    expect(routeOf(request('/v4/abc', { matched: [{ path: '(.*)', methods: [] }] }), 404)).toBe('(unmatched)');
+  });
+
+  it(`take at most ${MAX_PATH_ROUTE_LABELS} labels from paths no router matched, then (other)`, () => {
+    const routeOf = routeLabels();
+    const labels = new Set<string>();
+    for (let index = 0; index < MAX_PATH_ROUTE_LABELS * 3; index++) {
+      // Letters only, as a scanner's random segments: nothing in them looks like an id.
+      const letters = index.toString(26).replace(/\d/g, (digit) => 'qrstuvwxyz'[Number(digit)] as string);
+      labels.add(routeOf(request(`/v4/${letters}/${index}`), 401));
+    }
+    expect(labels.size).toBe(MAX_PATH_ROUTE_LABELS + 1);
+    expect(labels.has('(other)')).toBe(true);
+    // Those it took stay theirs.
+    expect(routeOf(request('/v4/q/1'), 401)).toBe('/v4/q/:id');
   });
 });
