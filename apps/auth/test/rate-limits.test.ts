@@ -1,5 +1,6 @@
 import { connectTestRedis, TEST_RATE_LIMIT_WINDOW_SECONDS, TEST_REDIS_URL } from '@contacts/db/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { AUTHORIZATION_RATE_LIMIT } from '../src/http/authorization-rate-limit';
 import { clientKey } from '../src/http/token-rate-limit';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import { anApplication, type TestApplication } from './support/factories';
@@ -220,5 +221,39 @@ describe('token endpoint rate limit per client', () => {
       await withRedis.stop();
       redis.destroy();
     }
+  });
+});
+
+describe('authorization endpoint rate limit per address', () => {
+  it(`stores at most ${AUTHORIZATION_RATE_LIMIT.points} new authorization requests (interactions) per address per window, then answers 429 with a page`, async () => {
+    const authorize = (address: string) =>
+      fetch(
+        `${server.baseUrl}/oauth/authorize?${new URLSearchParams({
+          client_id: app.client_id,
+          redirect_uri: app.redirect_uri,
+          response_type: 'code',
+          scope: 'contacts:read',
+          code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+          code_challenge_method: 'S256',
+        })}`,
+        { redirect: 'manual', headers: { 'x-forwarded-for': address, accept: 'text/html' } },
+      );
+    const interactions = () =>
+      server.database.db('oidc_models').where({ model: 'Interaction' }).count({ n: '*' }).first();
+    const before = Number((await interactions())?.n);
+    const statuses: number[] = [];
+    for (let request = 0; request < AUTHORIZATION_RATE_LIMIT.points; request++) {
+      const response = await authorize('198.51.100.7');
+      await response.arrayBuffer();
+      statuses.push(response.status);
+    }
+    expect(new Set(statuses)).toEqual(new Set([303]));
+    const refused = await authorize('198.51.100.7');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await refused.text()).toContain('Too many sign-in requests');
+    expect(Number((await interactions())?.n) - before).toBe(AUTHORIZATION_RATE_LIMIT.points);
+    // Another address has its own allowance.
+    expect((await authorize('198.51.100.8')).status).toBe(303);
   });
 });

@@ -2,6 +2,7 @@ import type { Logger } from '@contacts/config';
 import type { Database } from '@contacts/db';
 import type Provider from 'oidc-provider';
 import type { AuthConfig } from '../config';
+import { authorizationRateLimit } from '../http/authorization-rate-limit';
 import { canonicalEndpointPaths } from '../http/canonical-endpoint-paths';
 import { clientAuthChallenge } from '../http/client-auth-challenge';
 import { discoveryMetadata } from '../http/discovery-metadata';
@@ -41,5 +42,6 @@ export function useProviderMiddleware(
   // After the JSON body is made parameters (so they are checked too), before anything is counted or stored.
   provider.use(refuseNulParameters(provider, renderErrorPage));
   provider.use(tokenRateLimit(provider, db, config.tokenRateLimit, logger));
+  provider.use(authorizationRateLimit(provider, db, logger));
   provider.use(providerRequestScope(db));
 }
