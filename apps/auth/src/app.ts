@@ -3,6 +3,7 @@ import {
   healthEndpoints,
   janitorMetrics,
   type Logger,
+  logApplicationErrors,
   requestLogging,
   SERVICE_NAMES,
   unknownMethods,
@@ -88,6 +89,7 @@ export async function createAuthServer({
 
   // The provider runs inside this app's context, so both must sign cookies with the same keys.
   const app = new Koa({ proxy: true, keys: config.secrets.cookieKeys });
+  logApplicationErrors(app, logger);
   app.use(requestLogging(logger));
   const metrics = createServiceMetrics({ service: SERVICE_NAMES.auth, pool: () => db.client.pool });
   const janitor = startJanitor(db, config.janitor, logger);

@@ -5,6 +5,7 @@ import {
   type HealthAnswer,
   healthEndpoints,
   janitorMetrics,
+  logApplicationErrors,
   requestLogging,
   SERVICE_NAMES,
 } from '@contacts/config';
@@ -72,6 +73,7 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
   tokenCacheMetrics(metrics.registry, cache);
   const janitor = startJanitor(db, config.janitor, logger);
   janitorMetrics(metrics.registry, janitor);
+  logApplicationErrors(app, logger);
   app.use(requestLogging(logger));
   app.use(noSniff);
   app.use(metrics.middleware);

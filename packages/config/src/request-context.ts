@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type Koa from 'koa';
 import type { Context, Middleware } from 'koa';
 import type { Logger } from './logger';
 
@@ -75,4 +76,39 @@ function writeLine(ctx: Context, log: Logger, requestId: string, started: bigint
   if (PROBE_PATHS.has(ctx.path) && status !== 500) log.debug(line, 'request');
   else if (status >= 500) log.warn(line, 'request failed');
   else log.info(line, 'request');
+}
+
+/** Error codes of a client that went away mid-request (the socket, Node's parser, a stream). */
+const HANG_UP_CODES: ReadonlySet<string> = new Set([
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ERR_STREAM_PREMATURE_CLOSE',
+  'ECANCELED',
+]);
+
+/** Whether an error is the client's going away rather than a fault of the service. */
+export function isClientHangUp(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (HANG_UP_CODES.has(code) || code.startsWith('HPE_'))) return true;
+  return message === 'aborted' || message === 'request aborted';
+}
+
+/**
+ * Errors Koa itself is left with (a stream that failed after its answer began, a body the client
+ * stopped sending): by default Koa prints them with their stack on stderr, outside the JSON log.
+ * Here they are log lines like any other: a client that hung up at debug (it is no fault of the
+ * service, and anyone can cause it), anything else at error with the request's id.
+ */
+export function logApplicationErrors(app: Koa, logger: Logger): void {
+  app.on('error', (error: unknown, ctx?: Context) => {
+    const reqId = (ctx?.state as Partial<RequestState> | undefined)?.requestId;
+    const where = { req_id: reqId, method: ctx?.method, path: ctx?.path };
+    if (isClientHangUp(error)) {
+      const code = (error as { code?: unknown }).code;
+      logger.debug({ ...where, code: typeof code === 'string' ? code : undefined }, 'client closed the connection');
+      return;
+    }
+    logger.error({ ...where, err: error }, 'request failed in the framework');
+  });
 }

@@ -1,7 +1,15 @@
+import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import Koa from 'koa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, createServiceMetrics, MAX_PATH_ROUTE_LABELS, requestLogging, routeLabels } from '../src/index';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  createLogger,
+  createServiceMetrics,
+  logApplicationErrors,
+  MAX_PATH_ROUTE_LABELS,
+  requestLogging,
+  routeLabels,
+} from '../src/index';
 
 const lines: Array<Record<string, unknown>> = [];
 let baseUrl: string;
@@ -17,10 +25,24 @@ beforeAll(async () => {
   );
   serviceLogger = logger;
   const app = new Koa({ proxy: true });
+  logApplicationErrors(app, logger);
   app.use(requestLogging(logger));
   app.use(createServiceMetrics({ service: 'test', pool: () => pool, processMetrics: false }).middleware);
   app.use(async (ctx) => {
     if (ctx.path === '/boom') ctx.throw(418, 'teapot');
+    // An answer whose stream fails after it began: what Koa is left with.
+    if (ctx.path === '/hung-up' || ctx.path === '/broken') {
+      const failure = Object.assign(new Error(ctx.path === '/hung-up' ? 'Premature close' : 'disk on fire'), {
+        code: ctx.path === '/hung-up' ? 'ERR_STREAM_PREMATURE_CLOSE' : 'EIO',
+      });
+      ctx.body = new Readable({
+        read() {
+          this.push('partial');
+          this.destroy(failure);
+        },
+      });
+      return;
+    }
     if (ctx.path === '/readyz') {
       ctx.status = 503;
       ctx.body = { status: 'not ready' };
@@ -130,5 +152,32 @@ describe('route labels', () => {
     expect(labels.has('(other)')).toBe(true);
     // Those it took stay theirs.
     expect(routeOf(request('/v4/q/1'), 401)).toBe('/v4/q/:id');
+  });
+});
+
+describe('errors Koa is left with', () => {
+  it('are log lines, not stack traces on stderr: a client hang-up at debug, anything else at error', async () => {
+    const stderr = vi.spyOn(console, 'error');
+    for (const path of ['/hung-up', '/broken']) {
+      await fetch(`${baseUrl}${path}`, { headers: { 'x-request-id': `stream${path.replace('/', '-')}` } })
+        .then((response) => response.text())
+        .catch(() => undefined);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(stderr).not.toHaveBeenCalled();
+    stderr.mockRestore();
+    expect(
+      lines.find((line) => line.req_id === 'stream-hung-up' && line.msg === 'client closed the connection'),
+    ).toMatchObject({
+      level: 20,
+      code: 'ERR_STREAM_PREMATURE_CLOSE',
+      path: '/hung-up',
+    });
+    expect(
+      lines.find((line) => line.req_id === 'stream-broken' && line.msg === 'request failed in the framework'),
+    ).toMatchObject({
+      level: 50,
+      err: { message: 'disk on fire' },
+    });
   });
 });
