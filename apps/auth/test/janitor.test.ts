@@ -70,6 +70,20 @@ describe('janitor and refresh-token rotation', () => {
     expect(afterTheft.body.error).toBe('invalid_grant');
   });
 
+  it("gives a personal token's consent (its Grant row) the token's own lifetime, so that neither outlives the other", async () => {
+    const created = await server.auth.personalTokens.create(member.id, { name: 'one day', scopes: '*', days: 1 });
+    const row = await server.database.db('personal_access_tokens').where({ id: created.id }).first('grant_id');
+    const expiries = await server.database
+      .db('oidc_models')
+      .where({ grant_id: row.grant_id })
+      .select('model', 'expires_at');
+    const byModel = Object.fromEntries(expiries.map((entry) => [entry.model, new Date(entry.expires_at).getTime()]));
+    expect(Object.keys(byModel).sort()).toEqual(['AccessToken', 'Grant']);
+    const tokenExpiry = new Date(created.expires_at).getTime();
+    expect(Math.abs((byModel.Grant as number) - tokenExpiry)).toBeLessThan(5_000);
+    expect(Math.abs((byModel.AccessToken as number) - tokenExpiry)).toBeLessThan(5_000);
+  });
+
   it('exposes the rows deleted per kind and the estimated size of each growing table at /metrics', async () => {
     const text = await (await fetch(`${server.baseUrl}/metrics`)).text();
     for (const kind of ['oidc_models', 'member_sessions', 'rate_limits', 'audit_events', 'personal_access_tokens']) {

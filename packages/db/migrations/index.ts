@@ -9,6 +9,7 @@ import * as clientChangeNotices from './20261123040000_client_change_notices';
 import * as creationFormIds from './20261124000000_creation_form_ids';
 import * as idempotencyKeys from './20261125000000_idempotency_keys';
 import * as groupGuestOrder from './20261126000000_group_guest_order';
+import * as personalTokenGrantExpiry from './20261127000000_personal_token_grant_expiry';
 
 /** Every migration, in order. Listed here so that they load the same way under tsx, vitest and a bundle. */
 export const migrations: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
@@ -22,4 +23,5 @@ export const migrations: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '20261124000000_creation_form_ids', migration: creationFormIds },
   { name: '20261125000000_idempotency_keys', migration: idempotencyKeys },
   { name: '20261126000000_group_guest_order', migration: groupGuestOrder },
+  { name: '20261127000000_personal_token_grant_expiry', migration: personalTokenGrantExpiry },
 ];

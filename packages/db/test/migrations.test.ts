@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import * as personalTokenGrantExpiry from '../migrations/20261127000000_personal_token_grant_expiry';
 import { createDatabase, migrateLatest, migrateRollbackAll, newerMigrations, pendingMigrations } from '../src/index';
 import { createEmptyTestDatabase, type TestDatabase } from '../src/testing/index';
 
@@ -115,5 +116,40 @@ describe('migrations', () => {
 
     expect(await migrateLatest(database.db)).toEqual([]);
     expect(await database.db('knex_migrations_lock').select('is_locked')).toEqual([{ is_locked: 0 }]);
+  });
+
+  it("give an existing personal token's consent the token's expiry, leaving other consents and earlier expiries alone", async () => {
+    database = await createEmptyTestDatabase();
+    await migrateLatest(database.db);
+    const { db } = database;
+    const [member] = await db('members')
+      .insert({ email: 'm@example.com', name: 'M', password_hash: 'x' })
+      .returning('id');
+    const tokenExpiry = new Date('2027-01-01T00:00:00Z');
+    const aYearOn = new Date('2027-11-27T00:00:00Z');
+    await db('personal_access_tokens').insert({
+      member_id: (member as { id: number }).id,
+      name: 'script',
+      token_hash: 'h',
+      grant_id: 'pat-grant',
+      scopes: ['*'],
+      expires_at: tokenExpiry,
+    });
+    const grant = (grantId: string, expiresAt: Date) => ({
+      model: 'Grant',
+      id_hash: `hash-${grantId}`,
+      payload: {},
+      grant_id: grantId,
+      expires_at: expiresAt,
+    });
+    await db('oidc_models').insert([grant('pat-grant', aYearOn), grant('app-grant', aYearOn)]);
+    await personalTokenGrantExpiry.up(db);
+    const expiries = Object.fromEntries(
+      (await db('oidc_models').select('grant_id', 'expires_at')).map((row) => [
+        row.grant_id,
+        new Date(row.expires_at).toISOString(),
+      ]),
+    );
+    expect(expiries).toEqual({ 'pat-grant': tokenExpiry.toISOString(), 'app-grant': aYearOn.toISOString() });
   });
 });

@@ -48,11 +48,17 @@ export function personalTokens(provider: Provider, db: Database) {
       const days = parseDays(input.days);
       const expiresIn = days * DAY;
 
-      const grant = new provider.Grant({ accountId: String(memberId), clientId: PERSONAL_ACCESS_CLIENT_ID });
+      // The consent behind a personal token lives exactly as long as the token (not GRANT_TTL), so
+      // that the janitor removes both together. oidc-provider's tokens, Grant included, take their
+      // lifetime as `expiresIn` at construction (its save() ignores any argument); the type
+      // definitions omit it for Grant.
+      const grant = new provider.Grant({
+        accountId: String(memberId),
+        clientId: PERSONAL_ACCESS_CLIENT_ID,
+        expiresIn,
+      } as ConstructorParameters<typeof provider.Grant>[0]);
       grant.addResourceScope(CONTACTS_API_RESOURCE, scopes.join(' '));
-      // Grant#save takes a lifetime (seconds) although the type definitions omit it: the consent
-      // behind a personal token lives exactly as long as the token.
-      const grantId = await (grant.save as (ttl?: number) => Promise<string>).call(grant, expiresIn);
+      const grantId = await grant.save();
       const client = await provider.Client.find(PERSONAL_ACCESS_CLIENT_ID);
       if (!client) throw new Error('the personal-access client is missing');
 
