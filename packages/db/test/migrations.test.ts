@@ -118,7 +118,7 @@ describe('migrations', () => {
     expect(await database.db('knex_migrations_lock').select('is_locked')).toEqual([{ is_locked: 0 }]);
   });
 
-  it("give an existing personal token's consent the token's expiry, leaving other consents and earlier expiries alone", async () => {
+  it("give an existing personal token's consent the token's expiry (and a minute), leaving other consents and earlier expiries alone", async () => {
     database = await createEmptyTestDatabase();
     await migrateLatest(database.db);
     const { db } = database;
@@ -150,6 +150,6 @@ describe('migrations', () => {
         new Date(row.expires_at).toISOString(),
       ]),
     );
-    expect(expiries).toEqual({ 'pat-grant': tokenExpiry.toISOString(), 'app-grant': aYearOn.toISOString() });
+    expect(expiries).toEqual({ 'pat-grant': '2027-01-01T00:01:00.000Z', 'app-grant': aYearOn.toISOString() });
   });
 });

@@ -48,14 +48,15 @@ export function personalTokens(provider: Provider, db: Database) {
       const days = parseDays(input.days);
       const expiresIn = days * DAY;
 
-      // The consent behind a personal token lives exactly as long as the token (not GRANT_TTL), so
-      // that the janitor removes both together. oidc-provider's tokens, Grant included, take their
-      // lifetime as `expiresIn` at construction (its save() ignores any argument); the type
-      // definitions omit it for Grant.
+      // The consent behind a personal token lives as long as the token (not GRANT_TTL), so that
+      // the janitor removes both together; a minute longer, since the token's clock starts after
+      // the grant's and the token must not outlive it. oidc-provider's tokens, Grant included,
+      // take their lifetime as `expiresIn` at construction (its save() ignores any argument); the
+      // type definitions omit it for Grant.
       const grant = new provider.Grant({
         accountId: String(memberId),
         clientId: PERSONAL_ACCESS_CLIENT_ID,
-        expiresIn,
+        expiresIn: expiresIn + 60,
       } as ConstructorParameters<typeof provider.Grant>[0]);
       grant.addResourceScope(CONTACTS_API_RESOURCE, scopes.join(' '));
       const grantId = await grant.save();
