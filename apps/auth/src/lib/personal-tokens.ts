@@ -1,4 +1,5 @@
 import {
+  countPersonalAccessTokensOf,
   type Database,
   findLivePersonalAccessTokensByHash,
   findPersonalAccessToken,
@@ -9,6 +10,7 @@ import {
   isDuplicateFormId,
   isWellFormedPersonalToken,
   listPersonalAccessTokensOf,
+  lockMember,
   markPersonalAccessTokenRevoked,
   type PersonalAccessTokenRow,
   revokeOidcModels,
@@ -21,6 +23,18 @@ import { CONTACTS_API_RESOURCE, SUPPORTED_SCOPES } from '../provider/scopes';
 import { InputError, requireText } from './validation';
 
 export const PERSONAL_TOKEN_MAX_DAYS = 60;
+
+/**
+ * The most personal tokens a member's settings page lists at once: live ones, and revoked or
+ * expired ones until the janitor removes them (30 days past their expiry).
+ */
+export const MAX_PERSONAL_TOKENS_PER_MEMBER = 200;
+
+const tooManyTokens = () =>
+  new InputError(
+    `A member can hold at most ${MAX_PERSONAL_TOKENS_PER_MEMBER} personal access tokens, revoked and expired ones included until they are removed 30 days after expiring; revoke or wait for older ones to go first.`,
+    'name',
+  );
 const DAY = 24 * 60 * 60;
 
 export interface CreatedPersonalToken {
@@ -47,6 +61,8 @@ export function personalTokens(provider: Provider, db: Database) {
       const scopes = parseScopes(input.scopes);
       const days = parseDays(input.days);
       const expiresIn = days * DAY;
+      // Refused before any token is made; counted again, under the member's lock, where it is stored.
+      if ((await countPersonalAccessTokensOf(db, memberId)) >= MAX_PERSONAL_TOKENS_PER_MEMBER) throw tooManyTokens();
 
       // The consent behind a personal token lives as long as the token (not GRANT_TTL), so that
       // the janitor removes both together; a minute longer, since the token's clock starts after
@@ -86,14 +102,19 @@ export function personalTokens(provider: Provider, db: Database) {
       if (!saved?.exp) throw new Error('the personal access token was not stored');
       const expiresAt = new Date(saved.exp * 1000);
       try {
-        const row = await insertPersonalAccessToken(db, {
-          member_id: memberId,
-          name,
-          token_hash: tokenHash(token),
-          grant_id: grantId,
-          scopes,
-          expires_at: expiresAt,
-          ...(formId === undefined ? {} : { form_id: formId }),
+        const row = await db.transaction(async (trx) => {
+          await lockMember(trx, memberId);
+          if ((await countPersonalAccessTokensOf(trx, memberId)) >= MAX_PERSONAL_TOKENS_PER_MEMBER)
+            throw tooManyTokens();
+          return insertPersonalAccessToken(trx, {
+            member_id: memberId,
+            name,
+            token_hash: tokenHash(token),
+            grant_id: grantId,
+            scopes,
+            expires_at: expiresAt,
+            ...(formId === undefined ? {} : { form_id: formId }),
+          });
         });
         return { id: row.id, token, expires_at: expiresAt.toISOString() };
       } catch (error) {

@@ -1,10 +1,12 @@
 import {
+  countOAuthClientsOf,
   type Database,
   deleteOAuthClient,
   findMemberById,
   findOwnedOAuthClient,
   insertOAuthClient,
   listOAuthClientsOf,
+  lockMember,
   type OAuthClientRow,
   replaceOAuthClientSecret,
   revokeCodesForRedirectUrisOtherThan,
@@ -137,6 +139,9 @@ function redirectUriLines(value: unknown): string[] {
 /** The most redirect URIs one application may register. */
 export const MAX_REDIRECT_URIS = 10;
 
+/** The most applications one member may register: their settings page lists them all. */
+export const MAX_APPLICATIONS_PER_MEMBER = 100;
+
 /** What an owner writes about an application, when registering it and when editing it. */
 export interface ApplicationDetailsInput {
   name: unknown;
@@ -177,15 +182,25 @@ export async function registerClient(
   const { name, redirectUris } = applicationDetails(input, Boolean(input.isPublic));
   if (!(await findMemberById(db, ownerId))) throw new InputError(`No member has id ${ownerId}.`, 'owner');
   const secret = input.isPublic ? undefined : generateClientSecret();
-  const row = await insertOAuthClient(db, {
-    client_id: generateClientId(),
-    owner_id: ownerId,
-    name,
-    secret_hash: secret ? hashClientSecret(secret) : null,
-    redirect_uris: redirectUris,
-    is_public: Boolean(input.isPublic),
-    // [security] DPoP-required client (RFC 9449)
-    dpop_bound_access_tokens: Boolean(input.dpopBound),
+  const row = await db.transaction(async (trx) => {
+    // Counted under the member's lock: two registrations at once cannot both take the last place.
+    await lockMember(trx, ownerId);
+    if ((await countOAuthClientsOf(trx, ownerId)) >= MAX_APPLICATIONS_PER_MEMBER) {
+      throw new InputError(
+        `A member can register at most ${MAX_APPLICATIONS_PER_MEMBER} applications; delete one you no longer use first.`,
+        'name',
+      );
+    }
+    return insertOAuthClient(trx, {
+      client_id: generateClientId(),
+      owner_id: ownerId,
+      name,
+      secret_hash: secret ? hashClientSecret(secret) : null,
+      redirect_uris: redirectUris,
+      is_public: Boolean(input.isPublic),
+      // [security] DPoP-required client (RFC 9449)
+      dpop_bound_access_tokens: Boolean(input.dpopBound),
+    });
   });
   return { client_id: row.client_id, ...(secret ? { client_secret: secret } : {}), redirect_uris: row.redirect_uris };
 }

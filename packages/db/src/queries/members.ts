@@ -35,6 +35,15 @@ export async function findMemberById(db: Database, id: number): Promise<MemberRo
 }
 
 /**
+ * Locks the member's row until the transaction ends, disabled or not; false when there is none.
+ * Writers that keep a per-member count within a limit (applications, personal tokens) take it
+ * first, so that two of them at once count one after the other.
+ */
+export async function lockMember(trx: Database, id: number): Promise<boolean> {
+  return (await trx('members').where({ id }).forUpdate().first('id')) !== undefined;
+}
+
+/**
  * E-mail addresses compare case-insensitively, as the unique index does. A disabled member is
  * not found, so they cannot sign in (and the attempt looks like any unknown address).
  */

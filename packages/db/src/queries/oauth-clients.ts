@@ -61,6 +61,11 @@ export async function findOwnedOAuthClient(
   return db<OAuthClientRow>('oauth_clients').where({ client_id: clientId, owner_id: ownerId }).first(CLIENT_COLUMNS);
 }
 
+export async function countOAuthClientsOf(db: Database, ownerId: number): Promise<number> {
+  const row = await db('oauth_clients').where({ owner_id: ownerId }).count<{ count: string }>({ count: '*' }).first();
+  return Number(row?.count ?? 0);
+}
+
 export async function listOAuthClientsOf(db: Database, ownerId: number): Promise<OAuthClientRow[]> {
   return db<OAuthClientRow>('oauth_clients').select(CLIENT_COLUMNS).where({ owner_id: ownerId }).orderBy('created_at');
 }

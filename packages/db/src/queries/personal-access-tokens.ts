@@ -62,6 +62,15 @@ export function isDuplicateFormId(error: unknown): boolean {
   );
 }
 
+/** The member's personal tokens as the settings page lists them: live, revoked or recently expired (until the janitor). */
+export async function countPersonalAccessTokensOf(db: Database, memberId: number): Promise<number> {
+  const row = await db('personal_access_tokens')
+    .where({ member_id: memberId })
+    .count<{ count: string }>({ count: '*' })
+    .first();
+  return Number(row?.count ?? 0);
+}
+
 export async function listPersonalAccessTokensOf(db: Database, memberId: number): Promise<PersonalAccessTokenRow[]> {
   return db<PersonalAccessTokenRow>('personal_access_tokens')
     .select(TOKEN_COLUMNS)
