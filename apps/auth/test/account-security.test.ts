@@ -153,6 +153,32 @@ describe('changing the password', () => {
     expect((await elsewhere.get('/settings/sessions')).status).toBe(200);
   });
 
+  it('answers wrong current passwords past the sign-in lock 429 with Retry-After, as the sign-in page does', async () => {
+    const member = await aMember(server.database.db);
+    const browser = httpBrowser(server.baseUrl);
+    await browser.signIn(member.email, member.password);
+    const attempt = () =>
+      browser.submit('/settings/password', '/settings/password', {
+        current_password: 'not the password at all',
+        new_password: 'a brand new passphrase',
+      });
+    for (let wrong = 0; wrong < 5; wrong++) expect((await attempt()).status).toBe(422);
+    // The sixth, sent by hand to read the answer's headers.
+    const csrf = /name="csrf" value="([^"]+)"/.exec((await browser.get('/settings/password')).html)?.[1] as string;
+    const locked = await fetch(`${server.baseUrl}/settings/password`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        cookie: [...browser.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
+      },
+      body: new URLSearchParams({ csrf, current_password: 'still not it', new_password: 'a brand new passphrase' }),
+    });
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await locked.text()).toMatch(/Too many wrong passwords\. Try again in \d+ minutes?\./);
+  });
+
   it('applies the password policy to the new password', async () => {
     const member = await aMember(server.database.db);
     const browser = httpBrowser(server.baseUrl);

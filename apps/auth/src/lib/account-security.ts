@@ -73,6 +73,14 @@ export interface PasswordChange {
  * Every other browser session is signed out, and with `revokeTokens` every token too, in the
  * same transaction as the new hash.
  */
+/** Refused because the sign-in lock holds (429, as the sign-in page answers it), with its wait. */
+export class TooManyAttempts extends InputError {
+  constructor(readonly retryAfter: number) {
+    const minutes = Math.ceil(retryAfter / 60);
+    super(`Too many wrong passwords. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, 'current_password');
+  }
+}
+
 export async function changePassword(
   db: Database,
   guard: SignInGuard,
@@ -84,9 +92,8 @@ export async function changePassword(
   // Nothing entered is no guess: it is not counted towards the lock.
   if (current === '') throw new InputError('Enter your current password.', 'current_password');
   // Counted before the (slow) check, like a sign-in: parallel guesses get no more tries.
-  if ((await guard.beginAttempt(member.email, change.ip)) !== undefined) {
-    throw new InputError('Too many wrong passwords. Try again later.', 'current_password');
-  }
+  const retryAfter = await guard.beginAttempt(member.email, change.ip);
+  if (retryAfter !== undefined) throw new TooManyAttempts(retryAfter);
   if (!(await verifySecret(member.password_hash, current))) {
     throw new InputError('The current password is not correct.', 'current_password');
   }

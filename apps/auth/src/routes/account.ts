@@ -2,7 +2,7 @@ import type { PublicMember } from '@contacts/db';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { CsrfState } from '../http/csrf';
-import { changePassword, listBrowserSessions, signOutBrowserSession } from '../lib/account-security';
+import { changePassword, listBrowserSessions, signOutBrowserSession, TooManyAttempts } from '../lib/account-security';
 import { InputError } from '../lib/validation';
 import type { AuthServices } from '../services';
 import { type AccountFrame, passwordPage, sessionsPage } from '../views/account';
@@ -103,6 +103,10 @@ export function accountRoutes(services: AuthServices): Router {
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
       ctx.status = 422;
+      if (error instanceof TooManyAttempts) {
+        ctx.status = 429;
+        ctx.set('Retry-After', String(error.retryAfter));
+      }
       return render(ctx, async () => passwordPage(frame(ctx, { error: error.message, errorField: error.field })));
     }
   });
