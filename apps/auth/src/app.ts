@@ -74,7 +74,7 @@ export async function createAuthServer({
   const tokens = personalTokens(provider, db);
   const audit = auditTrail(db, logger);
   auditRefreshTokenReuse(provider, audit);
-  useProviderMiddleware(provider, { db, config, logger, audit });
+  useProviderMiddleware(provider, { db, config, logger, audit, clients });
   const services: AuthServices = {
     db,
     provider,

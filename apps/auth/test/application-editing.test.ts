@@ -151,6 +151,51 @@ describe('editing an application', () => {
     expect(resumed.location).toMatch(/^https:\/\/old\.example\/cb\?code=/);
   });
 
+  it("sends no code to a redirect URI removed between the member's Allow and the authorization's last step", async () => {
+    const owner = await aMember(server.database.db);
+    const app = await anApplication(server.database.db, { owner, redirectUri: 'https://gone.example/cb' });
+    await updateClient(server.database.db, owner.id, app.client_id, {
+      name: 'Two',
+      redirectUris: 'https://gone.example/cb\nhttps://kept.example/cb',
+    });
+    const { browser } = await signedIn();
+    let page = `/oauth/authorize?${new URLSearchParams({
+      client_id: app.client_id,
+      redirect_uri: 'https://gone.example/cb',
+      response_type: 'code',
+      scope: 'contacts:read',
+      state: 'state-1',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    })}`;
+    let action: string | undefined;
+    for (let step = 0; step < 6 && !action; step++) {
+      const answer = await browser.get(page);
+      action = /action="(\/interaction\/[^"]+\/confirm)"/.exec(answer.html)?.[1];
+      if (!action)
+        page =
+          new URL(answer.location as string, server.baseUrl).pathname +
+          new URL(answer.location as string, server.baseUrl).search;
+    }
+    const allowed = await browser.submit(page, action as string, { decision: 'allow' });
+    // The member has allowed; the browser is on its way to the authorization's last step…
+    const lastStep = new URL(allowed.location as string, server.baseUrl);
+    expect(lastStep.pathname).toMatch(/^\/oauth\/authorize\/./);
+    // …when the owner removes the URI.
+    await updateClient(server.database.db, owner.id, app.client_id, {
+      name: 'One',
+      redirectUris: 'https://kept.example/cb',
+    });
+    const answer = await browser.get(lastStep.pathname + lastStep.search);
+    expect(answer.status).toBe(400);
+    expect(answer.location).toBeNull();
+    expect(answer.html).toContain('This application changed its addresses');
+    const codes = await server.database
+      .db('oidc_models')
+      .where({ model: 'AuthorizationCode', client_id: app.client_id });
+    expect(codes).toEqual([]);
+  });
+
   it('renames it and replaces its redirect URIs: the old URI is refused at once, the new one accepted', async () => {
     const { member, browser } = await signedIn();
     const app = await anApplication(server.database.db, { owner: member, redirectUri: 'https://old.example/cb' });

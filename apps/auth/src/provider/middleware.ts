@@ -12,9 +12,11 @@ import { recordPersonalTokenUse } from '../http/introspection-usage';
 import { issuerOrigin } from '../http/issuer-origin';
 import { refuseNulParameters } from '../http/nul-parameters';
 import { providerRequestScope } from '../http/provider-request-scope';
+import { refuseRemovedRedirectUri } from '../http/removed-redirect-uri';
 import { tokenRateLimit } from '../http/token-rate-limit';
 import { tokenJsonBody } from '../http/token-request-body';
 import type { Audit } from '../lib/audit';
+import type { ClientDirectory } from './client-directory';
 import { renderErrorPage } from './render-error';
 
 /**
@@ -27,7 +29,13 @@ import { renderErrorPage } from './render-error';
  */
 export function useProviderMiddleware(
   provider: Provider,
-  { db, config, logger, audit }: { db: Database; config: AuthConfig; logger: Logger; audit: Audit },
+  {
+    db,
+    config,
+    logger,
+    audit,
+    clients,
+  }: { db: Database; config: AuthConfig; logger: Logger; audit: Audit; clients: ClientDirectory },
 ): void {
   // First: the provider's URLs are the issuer's, whatever Host the request named.
   provider.use(issuerOrigin(provider.issuer));
@@ -37,6 +45,7 @@ export function useProviderMiddleware(
   provider.use(discoveryMetadata);
   provider.use(clientAuthChallenge(provider.issuer));
   provider.use(dpopProofRequired(provider));
+  provider.use(refuseRemovedRedirectUri(provider, clients));
   provider.use(recordPersonalTokenUse(db, audit));
   provider.use(tokenJsonBody(provider));
   // After the JSON body is made parameters (so they are checked too), before anything is counted or stored.
