@@ -26,11 +26,24 @@ describe('names shown to members', () => {
     ['a line break inside', 'Two\nlines', 'must not contain control or text-direction characters'],
     ['zero-width spaces only', '\u200B\u200B\u200B', 'must contain a visible character'],
     ['a Hangul filler only', '\u3164', 'must contain a visible character'],
+    ['Braille blanks only', '\u2800\u2800', 'must contain a visible character'],
+    ['a null notehead only', '\u{1D159}', 'must contain a visible character'],
+    ['combining marks only', '\u0301\u0301', 'must contain a visible character'],
+    ['a paragraph separator inside', 'Bank\u2029Official', 'must not contain control or text-direction characters'],
+    ['an interlinear annotation mark', 'a\uFFF9b', 'must not contain control or text-direction characters'],
+    ['a noncharacter', 'App \uFFFE', 'must not contain control or text-direction characters'],
   ])('refuses %s', (_why, name, message) => {
     expect(refusal(name)).toEqual({ field: 'name', message: expect.stringContaining(message) });
   });
 
-  it.each([['Zoë’s exporter'], ['مُصدِّر جهات الاتصال'], ['通讯录同步'], ['CRM 🚀']])('accepts %s', (name) => {
+  it.each([
+    ['Zoë’s exporter'],
+    ['مُصدِّر جهات الاتصال'],
+    ['通讯录同步'],
+    ['CRM 🚀'],
+    ['Ζωή 🏴\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}'],
+    ['می\u200cخواهم'],
+  ])('accepts %s', (name) => {
     expect(refusal(name)).toBeUndefined();
   });
 

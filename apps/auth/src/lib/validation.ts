@@ -39,13 +39,19 @@ export function requireEmail(value: unknown, field = 'email'): string {
 
 /**
  * [security] Characters that change how the text around them is laid out (U+202E RIGHT-TO-LEFT
- * OVERRIDE and the rest of Unicode's Bidi_Control) and control characters: in a name shown to
- * another member (an application's on a consent page) they can reverse the sentence it sits in
- * and hide what follows.
+ * OVERRIDE and the rest of Unicode's Bidi_Control), control characters, line and paragraph
+ * separators, interlinear annotation marks and noncharacters: in a name shown to another member
+ * (an application's on a consent page) they can reverse or break the sentence it sits in, or hide
+ * what follows.
  */
-const LAYOUT_CONTROLS = /[\p{Bidi_Control}\p{Cc}]/u;
-/** A character a reader sees: not whitespace, not an invisible one (U+200B, U+3164…), not a control. */
-const VISIBLE = /[^\p{White_Space}\p{Default_Ignorable_Code_Point}\p{C}]/u;
+const LAYOUT_CONTROLS = /[\p{Bidi_Control}\p{Cc}\p{Zl}\p{Zp}\uFFF9-\uFFFB\p{Noncharacter_Code_Point}]/u;
+/**
+ * A character a reader sees: a letter, digit, punctuation mark or symbol, but none that renders
+ * as nothing (the default-ignorable ones, such as U+200B and the Hangul fillers, and the blank
+ * symbols U+2800 BRAILLE PATTERN BLANK and U+1D159 MUSICAL SYMBOL NULL NOTEHEAD). Combining
+ * marks alone are not one.
+ */
+const VISIBLE = /[[\p{L}\p{N}\p{P}\p{S}]--[\p{Default_Ignorable_Code_Point}\u2800\u{1D159}]]/v;
 
 /** A name shown on pages (of an application, a token, a member, a group): one line of visible text. */
 export function requireText(value: unknown, field: string, label: string, max = 255): string {
