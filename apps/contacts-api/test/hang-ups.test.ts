@@ -49,3 +49,33 @@ describe('a client that hangs up mid-request', () => {
     expect((await world.client.json('/v4/contacts')).status).toBe(200);
   });
 });
+
+describe('a body whose chunked framing is broken', () => {
+  it("is the client's mistake on every route that reads a body, vCard import included: never counted as a 5xx", async () => {
+    const before = await serverErrors();
+    const { port } = new URL(world.stack.apiUrl);
+    for (const [path, type] of [
+      ['/v4/contacts/import', 'text/vcard'],
+      ['/v4/contacts', 'application/json'],
+      ['/v4/contacts/batch', 'application/json'],
+      ['/v3/contacts', 'application/json'],
+    ]) {
+      const socket = connect(Number(port), '127.0.0.1');
+      await new Promise<void>((resolve) => socket.once('connect', resolve));
+      const answer = new Promise<string>((resolve) => {
+        let text = '';
+        socket.on('data', (chunk) => {
+          text += chunk.toString('latin1');
+        });
+        socket.on('close', () => resolve(text));
+      });
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${world.client.token}\r\n` +
+          `Content-Type: ${type}\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nBEGIN\r\nGARBAGE\r\n`,
+      );
+      expect(await answer, path).toMatch(/^HTTP\/1\.1 400 /);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await serverErrors()).toBe(before);
+  });
+});

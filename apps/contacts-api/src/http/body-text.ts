@@ -56,6 +56,9 @@ function readError(error: unknown, tooLarge: () => ApiError): unknown {
     case 'entity.too.large':
       return tooLarge();
     case 'request.aborted':
+    // The request stream had already failed (the client's framing was broken, or it hung up)
+    // before its body was read: the client's doing, never a 500.
+    case 'stream.not.readable':
       return requestAborted();
     case 'request.size.invalid':
       return new ApiError(400, 'bad_request', 'The body is not as long as its Content-Length says.');
