@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateClient } from '../src/lib/registered-applications';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import { aMember, anApplication, anAuthorizationCode } from './support/factories';
-import { aSignedInMember } from './support/http-browser';
+import { aSignedInMember, type HttpBrowser } from './support/http-browser';
 import { discover, tokenRequest } from './support/oauth-client';
 
 /**
@@ -22,21 +22,47 @@ const signedIn = () => aSignedInMember(server);
 
 const storedClient = (clientId: string) => server.database.db('oauth_clients').where({ client_id: clientId }).first();
 
+/** An authorization request's path (with PKCE) for this client and redirect URI. */
+const authorizePath = (clientId: string, redirectUri: string) =>
+  `/oauth/authorize?${new URLSearchParams({
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    scope: 'contacts:read',
+    state: 'state-1',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+  })}`;
+
+/** A Location as the path (and query) a browser follows on this server. */
+const pathOf = (location: string | null) => {
+  const url = new URL(location as string, server.baseUrl);
+  return url.pathname + url.search;
+};
+
 /** Where the authorization endpoint sends a browser for this client and redirect URI. */
 async function authorizationAnswer(clientId: string, redirectUri: string) {
-  const response = await fetch(
-    `${server.baseUrl}/oauth/authorize?${new URLSearchParams({
-      client_id: clientId,
-      redirect_uri: redirectUri,
-      response_type: 'code',
-      scope: 'contacts:read',
-      state: 'state-1',
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
-    })}`,
-    { redirect: 'manual', headers: { accept: 'text/html' } },
-  );
+  const response = await fetch(`${server.baseUrl}${authorizePath(clientId, redirectUri)}`, {
+    redirect: 'manual',
+    headers: { accept: 'text/html' },
+  });
   return { status: response.status, location: response.headers.get('location'), html: await response.text() };
+}
+
+/**
+ * Follows an authorization request in a signed-in browser up to its consent page, and answers
+ * nothing yet: the page's path, its form's action and its CSRF token (to post it later).
+ */
+async function openConsent(browser: HttpBrowser, clientId: string, redirectUri: string) {
+  let page = authorizePath(clientId, redirectUri);
+  for (let step = 0; step < 6; step++) {
+    const answer = await browser.get(page);
+    const action = /action="(\/interaction\/[^"]+\/confirm)"/.exec(answer.html)?.[1];
+    const csrf = /name="csrf" value="([^"]+)"/.exec(answer.html)?.[1] as string;
+    if (action) return { page, action, csrf };
+    page = pathOf(answer.location);
+  }
+  throw new Error('no consent page');
 }
 
 describe('editing an application', () => {
@@ -91,35 +117,8 @@ describe('editing an application', () => {
     const owner = await aMember(server.database.db);
     const app = await anApplication(server.database.db, { owner, redirectUri: 'https://old.example/cb' });
     const { browser } = await signedIn();
-    const authorizePath = (redirectUri: string) =>
-      `/oauth/authorize?${new URLSearchParams({
-        client_id: app.client_id,
-        redirect_uri: redirectUri,
-        response_type: 'code',
-        scope: 'contacts:read',
-        state: 'state-1',
-        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-        code_challenge_method: 'S256',
-      })}`;
-    /** Opens the consent page for `redirectUri` and answers nothing yet: the page's path and its form's action. */
-    const openConsent = async (redirectUri: string) => {
-      let page = authorizePath(redirectUri);
-      for (let step = 0; step < 6; step++) {
-        const answer = await browser.get(page);
-        const action = /action="(\/interaction\/[^"]+\/confirm)"/.exec(answer.html)?.[1];
-        const csrf = /name="csrf" value="([^"]+)"/.exec(answer.html)?.[1] as string;
-        if (action) return { page, action, csrf };
-        const next = new URL(answer.location as string, server.baseUrl);
-        page = next.pathname + next.search;
-      }
-      throw new Error('no consent page');
-    };
-    const pathOf = (location: string | null) => {
-      const url = new URL(location as string, server.baseUrl);
-      return url.pathname + url.search;
-    };
     for (const decision of ['allow', 'deny']) {
-      const consent = await openConsent('https://old.example/cb');
+      const consent = await openConsent(browser, app.client_id, 'https://old.example/cb');
       await updateClient(server.database.db, owner.id, app.client_id, {
         name: 'Moved',
         redirectUris: 'https://new.example/cb',
@@ -128,10 +127,7 @@ describe('editing an application', () => {
       const answered = await browser.post(consent.action, { csrf: consent.csrf, decision });
       expect(answered.location, decision).not.toMatch(/^https:\/\/old\.example/);
       // Made again, the request is refused as any request naming that URI: a page, no redirect.
-      const again = await browser.get(
-        new URL(answered.location as string, server.baseUrl).pathname +
-          new URL(answered.location as string, server.baseUrl).search,
-      );
+      const again = await browser.get(pathOf(answered.location));
       expect(again.status, decision).toBe(400);
       expect(again.location, decision).toBeNull();
       expect(again.html, decision).toContain('redirect_uri');
@@ -141,7 +137,7 @@ describe('editing an application', () => {
       });
     }
     // A URI still registered: the open consent page answers as before.
-    const consent = await openConsent('https://old.example/cb');
+    const consent = await openConsent(browser, app.client_id, 'https://old.example/cb');
     await updateClient(server.database.db, owner.id, app.client_id, {
       name: 'Two',
       redirectUris: 'https://old.example/cb\nhttps://new.example/cb',
@@ -159,25 +155,8 @@ describe('editing an application', () => {
       redirectUris: 'https://gone.example/cb\nhttps://kept.example/cb',
     });
     const { browser } = await signedIn();
-    let page = `/oauth/authorize?${new URLSearchParams({
-      client_id: app.client_id,
-      redirect_uri: 'https://gone.example/cb',
-      response_type: 'code',
-      scope: 'contacts:read',
-      state: 'state-1',
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
-    })}`;
-    let action: string | undefined;
-    for (let step = 0; step < 6 && !action; step++) {
-      const answer = await browser.get(page);
-      action = /action="(\/interaction\/[^"]+\/confirm)"/.exec(answer.html)?.[1];
-      if (!action)
-        page =
-          new URL(answer.location as string, server.baseUrl).pathname +
-          new URL(answer.location as string, server.baseUrl).search;
-    }
-    const allowed = await browser.submit(page, action as string, { decision: 'allow' });
+    const consent = await openConsent(browser, app.client_id, 'https://gone.example/cb');
+    const allowed = await browser.post(consent.action, { csrf: consent.csrf, decision: 'allow' });
     // The member has allowed; the browser is on its way to the authorization's last step…
     const lastStep = new URL(allowed.location as string, server.baseUrl);
     expect(lastStep.pathname).toMatch(/^\/oauth\/authorize\/./);

@@ -4,6 +4,7 @@ import { AUTHORIZATION_RATE_LIMIT } from '../src/http/authorization-rate-limit';
 import { clientKey } from '../src/http/token-rate-limit';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import { anApplication, type TestApplication } from './support/factories';
+import { authorizeUrl, discover } from './support/oauth-client';
 
 /** The token endpoint's rate limit per client, with a small limit (TOKEN_RATE_LIMIT=4 per 60 s). */
 let server: RunningAuthServer;
@@ -226,18 +227,13 @@ describe('token endpoint rate limit per client', () => {
 
 describe('authorization endpoint rate limit per address', () => {
   it(`stores at most ${AUTHORIZATION_RATE_LIMIT.points} new authorization requests (interactions) per address per window, then answers 429 with a page`, async () => {
+    const url = authorizeUrl(await discover(server.baseUrl), app, {
+      scope: 'contacts:read',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    });
     const authorize = (address: string) =>
-      fetch(
-        `${server.baseUrl}/oauth/authorize?${new URLSearchParams({
-          client_id: app.client_id,
-          redirect_uri: app.redirect_uri,
-          response_type: 'code',
-          scope: 'contacts:read',
-          code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-          code_challenge_method: 'S256',
-        })}`,
-        { redirect: 'manual', headers: { 'x-forwarded-for': address, accept: 'text/html' } },
-      );
+      fetch(url, { redirect: 'manual', headers: { 'x-forwarded-for': address, accept: 'text/html' } });
     const interactions = () =>
       server.database.db('oidc_models').where({ model: 'Interaction' }).count({ n: '*' }).first();
     const before = Number((await interactions())?.n);
