@@ -7,7 +7,7 @@ import { buildOpenApiDocument } from '@contacts/schemas';
 import * as jose from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { DPOP_PROOF_MISSING_DETAIL, DPOP_PROOF_REPLAYED_DETAIL } from '../src/http/dpop-proof-required';
+import { DPOP_PROOF_MISSING_DETAIL, DPOP_PROOF_REPLAYED_DETAIL } from '../src/http/dpop-proof-failures';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import {
   aMember,

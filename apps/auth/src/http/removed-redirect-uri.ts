@@ -19,6 +19,20 @@ import { errorPage } from '../views/error';
  * (The interaction routes check earlier too, so that no consent is asked for such a request.)
  * `provider.use()` middleware; it looks only at answers of the `resume` route, after `next()`.
  */
+/**
+ * Whether the application still registers `redirectUri` (undefined: the request named none, and
+ * oidc-provider used the one registered), by oidc-provider's own matching (a native app's
+ * loopback port included). An application deleted meanwhile registers none.
+ */
+export async function redirectUriRegistered(
+  provider: Provider,
+  clientId: string,
+  redirectUri: unknown,
+): Promise<boolean> {
+  const client = await provider.Client.find(clientId);
+  return client !== undefined && (typeof redirectUri !== 'string' || client.redirectUriAllowed(redirectUri));
+}
+
 export function refuseRemovedRedirectUri(provider: Provider, clients: ClientDirectory) {
   return async function refuseAnswersToRemovedRedirectUris(ctx: Context, next: Next) {
     await next();
@@ -28,8 +42,7 @@ export function refuseRemovedRedirectUri(provider: Provider, clients: ClientDire
     const redirectUri = oidc.params?.redirect_uri;
     if (clientId === undefined || typeof redirectUri !== 'string') return;
     clients.forget(clientId);
-    const client = await provider.Client.find(clientId);
-    if (client?.redirectUriAllowed(redirectUri)) return;
+    if (await redirectUriRegistered(provider, clientId, redirectUri)) return;
     // The code just issued for it (the consent stays: the member gave it, to a known application).
     await oidc.entities.AuthorizationCode?.destroy();
     ctx.remove('Location');

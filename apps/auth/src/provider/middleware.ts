@@ -6,7 +6,7 @@ import { authorizationRateLimit } from '../http/authorization-rate-limit';
 import { canonicalEndpointPaths } from '../http/canonical-endpoint-paths';
 import { clientAuthChallenge } from '../http/client-auth-challenge';
 import { discoveryMetadata } from '../http/discovery-metadata';
-import { dpopProofRequired } from '../http/dpop-proof-required';
+import { dpopProofFailures } from '../http/dpop-proof-failures';
 import { endpointMethods } from '../http/endpoint-methods';
 import { recordPersonalTokenUse } from '../http/introspection-usage';
 import { issuerOrigin } from '../http/issuer-origin';
@@ -44,7 +44,7 @@ export function useProviderMiddleware(
   provider.use(endpointMethods(provider));
   provider.use(discoveryMetadata);
   provider.use(clientAuthChallenge(provider.issuer));
-  provider.use(dpopProofRequired(provider));
+  provider.use(dpopProofFailures(provider));
   provider.use(refuseRemovedRedirectUri(provider, clients));
   provider.use(recordPersonalTokenUse(db, audit));
   provider.use(tokenJsonBody(provider));

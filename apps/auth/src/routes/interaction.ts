@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { errors } from 'oidc-provider';
 import type { CsrfState } from '../http/csrf';
+import { redirectUriRegistered } from '../http/removed-redirect-uri';
 import { findApplication } from '../lib/applications';
 import { OAUTH_ROUTES } from '../provider/configuration';
 import { MEMBER_SIGNED_OUT } from '../provider/member-session-policy';
@@ -35,7 +36,9 @@ export function interactionRoutes(services: AuthServices): Router {
     // redirect URI since (a consent page left open). oidc-provider does not check it again when
     // the interaction ends, so it would send the code there: the request is made again instead,
     // and the authorization endpoint refuses it as it refuses any request naming that URI.
-    if (!(await redirectUriStillRegistered(provider, details))) return askAgain(ctx, details);
+    if (!(await redirectUriRegistered(provider, String(details.params.client_id), details.params.redirect_uri))) {
+      return askAgain(ctx, details);
+    }
     (ctx.state as InteractionState).interaction = details;
     return next();
   });
@@ -176,13 +179,6 @@ interface InteractionState {
 
 /** The interaction of the request, as the router's first middleware loaded it. */
 const interactionOf = (ctx: Context): InteractionDetails => (ctx.state as InteractionState).interaction;
-
-/** Whether the client still registers the redirect URI the interaction's request named. */
-async function redirectUriStillRegistered(provider: AuthServices['provider'], details: InteractionDetails) {
-  const client = await provider.Client.find(String(details.params.client_id));
-  const redirectUri = details.params.redirect_uri;
-  return client !== undefined && (typeof redirectUri !== 'string' || client.redirectUriAllowed(redirectUri));
-}
 
 /**
  * [security] The member a consent is asked of: the one the interaction signed in, and only while

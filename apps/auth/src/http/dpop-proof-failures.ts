@@ -45,7 +45,7 @@ const ANSWERS: ReadonlyMap<string, { error: 'invalid_dpop_proof'; error_descript
  * the answer is built, on the request's context), and rewritten after `next()`: nothing runs on
  * an answer that is not an error.
  */
-export function dpopProofRequired(provider: Provider) {
+export function dpopProofFailures(provider: Provider) {
   const reasons = new WeakMap<Context, string>();
   // The event names are oidc-provider's; its type definitions list only some of them.
   const on = provider.on.bind(provider) as (event: string, listener: (...args: never[]) => void) => void;
