@@ -3,7 +3,7 @@ import { updateClient } from '../src/lib/registered-applications';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import { aMember, anApplication, anAuthorizationCode } from './support/factories';
 import { aSignedInMember, type HttpBrowser } from './support/http-browser';
-import { discover, tokenRequest } from './support/oauth-client';
+import { discover, heldErrorAnswer, tokenRequest } from './support/oauth-client';
 
 /**
  * An owner edits an application on its settings page (name, redirect URIs) and registers public
@@ -282,8 +282,7 @@ describe('registering a public application on the page', () => {
       })}`,
       { redirect: 'manual' },
     );
-    expect(withoutPkce.status).toBe(303);
-    const back = new URL(withoutPkce.headers.get('location') as string);
+    const back = await heldErrorAnswer(withoutPkce);
     expect(back.origin + back.pathname).toBe('http://localhost:5173/callback');
     expect(back.searchParams.get('error')).toBe('invalid_request');
   });

@@ -4,7 +4,7 @@ import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import { authorizeInBrowser, launchBrowser } from './support/browser';
 import { type CallbackServer, startCallbackServer } from './support/callback-server';
 import { aMember, anApplication, type TestApplication, type TestMember } from './support/factories';
-import { authorizeUrl, discover, oauth, tokenRequest } from './support/oauth-client';
+import { authorizeUrl, discover, heldErrorAnswer, oauth, tokenRequest } from './support/oauth-client';
 
 let server: RunningAuthServer;
 let browser: Browser;
@@ -82,13 +82,13 @@ describe('authorization request errors', () => {
     await page.context().close();
   });
 
-  it('refuses an unknown scope with invalid_scope, sent back to the application', async () => {
-    const response = await fetch(authorizeUrl(as, app, { scope: 'contacts:read admin' }), { redirect: 'manual' });
-    expect(response.status).toBe(303);
-    const location = new URL(response.headers.get('location') as string);
-    expect(location.origin + location.pathname).toBe(app.redirect_uri);
-    expect(location.searchParams.get('error')).toBe('invalid_scope');
-    expect(location.searchParams.get('state')).toBe('state-123');
+  it('refuses an unknown scope with invalid_scope', async () => {
+    const answer = await heldErrorAnswer(
+      await fetch(authorizeUrl(as, app, { scope: 'contacts:read admin' }), { redirect: 'manual' }),
+    );
+    expect(answer.origin + answer.pathname).toBe(app.redirect_uri);
+    expect(answer.searchParams.get('error')).toBe('invalid_scope');
+    expect(answer.searchParams.get('state')).toBe('state-123');
   });
 
   it.each([
@@ -104,13 +104,11 @@ describe('authorization request errors', () => {
       if (scope === undefined) url.searchParams.delete('scope');
       else url.searchParams.set('scope', scope);
       for (const [name, value] of Object.entries(extra)) url.searchParams.set(name, value);
-      const response = await fetch(url, { redirect: 'manual' });
-      expect(response.status).toBe(303);
-      const location = new URL(response.headers.get('location') as string);
-      expect(location.origin + location.pathname).toBe(app.redirect_uri);
-      expect(location.searchParams.get('error')).toBe('invalid_scope');
-      expect(location.searchParams.get('error_description')).toContain('scope is required');
-      expect(location.searchParams.get('state')).toBe('state-123');
+      const answer = await heldErrorAnswer(await fetch(url, { redirect: 'manual' }));
+      expect(answer.origin + answer.pathname).toBe(app.redirect_uri);
+      expect(answer.searchParams.get('error')).toBe('invalid_scope');
+      expect(answer.searchParams.get('error_description')).toContain('scope is required');
+      expect(answer.searchParams.get('state')).toBe('state-123');
     },
   );
 
@@ -244,6 +242,81 @@ describe('token request errors', () => {
   });
 });
 
+describe('errors sent back only to applications the member trusts (RFC 9700 §4.11.2)', () => {
+  it('shows a page naming the application and the error to a browser with nobody signed in, with a link back', async () => {
+    const response = await fetch(authorizeUrl(as, app, { scope: 'contacts:read admin' }), { redirect: 'manual' });
+    const page = await response.clone().text();
+    expect(page).toContain('The request of “Test application” could not be processed');
+    expect(page).toContain('invalid_scope');
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect((await heldErrorAnswer(response)).searchParams.get('error')).toBe('invalid_scope');
+  });
+
+  it("holds prompt=none's login_required for a browser with nobody signed in", async () => {
+    const answer = await heldErrorAnswer(
+      await fetch(authorizeUrl(as, app, { prompt: 'none' }), { redirect: 'manual' }),
+    );
+    expect(answer.searchParams.get('error')).toBe('login_required');
+  });
+
+  it('holds a form_post error without the form that would send the browser there', async () => {
+    const response = await fetch(authorizeUrl(as, app, { scope: 'admin', response_mode: 'form_post' }), {
+      redirect: 'manual',
+    });
+    expect(response.status).toBe(400);
+    const page = await response.text();
+    expect(page).toContain('You have not authorized this application');
+    expect(page).not.toContain(app.redirect_uri);
+    expect(page).not.toContain('<form method="post"');
+  });
+
+  it('sends the error back to an application the signed-in member has authorized', async () => {
+    const trusted = await anApplication(server.database.db, {
+      name: 'Trusted app',
+      redirectUri: callbacks.redirectUri,
+    });
+    const browserContext = await browser.newContext();
+    const { page } = await authorizeInBrowser(
+      await browserContext.newPage(),
+      authorizeUrl(as, trusted),
+      trusted.redirect_uri,
+      {
+        email: member.email,
+        password: member.password,
+      },
+    );
+    const [callback] = await Promise.all([
+      page.waitForRequest((request) => request.url().startsWith(trusted.redirect_uri)),
+      page.goto(authorizeUrl(as, trusted, { scope: 'contacts:read admin', state: 'bad-scope' })).catch(() => undefined),
+    ]);
+    const answer = new URL(callback.url());
+    expect(answer.searchParams.get('error')).toBe('invalid_scope');
+    expect(answer.searchParams.get('state')).toBe('bad-scope');
+    await browserContext.close();
+  });
+
+  it('holds the error of an application the signed-in member has not authorized (a sign-in that returns to it)', async () => {
+    const stranger = await anApplication(server.database.db, {
+      name: 'Stranger app',
+      redirectUri: callbacks.redirectUri,
+    });
+    const browserContext = await browser.newContext();
+    // Signed in through another application's authorization.
+    await authorizeInBrowser(await browserContext.newPage(), authorizeUrl(as, app), app.redirect_uri, {
+      email: member.email,
+      password: member.password,
+    });
+    const page = await browserContext.newPage();
+    const response = await page.goto(authorizeUrl(as, stranger, { scope: 'contacts:read admin' }));
+    expect(response?.status()).toBe(400);
+    expect(new URL(page.url()).origin).toBe(new URL(server.baseUrl).origin);
+    await expect(page.getByRole('link', { name: /return to Stranger app/ }).getAttribute('href')).resolves.toContain(
+      'error=invalid_scope',
+    );
+    await browserContext.close();
+  });
+});
+
 describe('public clients', () => {
   it('must use PKCE (S256), and succeed with it without a secret', async () => {
     const publicApp = await anApplication(server.database.db, {
@@ -252,8 +325,7 @@ describe('public clients', () => {
       public: true,
     });
     expect(publicApp.client_secret).toBeUndefined();
-    const withoutPkce = await fetch(authorizeUrl(as, publicApp), { redirect: 'manual' });
-    const refused = new URL(withoutPkce.headers.get('location') as string);
+    const refused = await heldErrorAnswer(await fetch(authorizeUrl(as, publicApp), { redirect: 'manual' }));
     expect(refused.searchParams.get('error')).toBe('invalid_request');
 
     const verifier = oauth.generateRandomCodeVerifier();

@@ -15,6 +15,7 @@ import { providerRequestScope } from '../http/provider-request-scope';
 import { refuseRemovedRedirectUri } from '../http/removed-redirect-uri';
 import { tokenRateLimit } from '../http/token-rate-limit';
 import { tokenJsonBody } from '../http/token-request-body';
+import { holdUntrustedErrorRedirects } from '../http/untrusted-error-redirects';
 import type { Audit } from '../lib/audit';
 import type { ClientDirectory } from './client-directory';
 import { renderErrorPage } from './render-error';
@@ -46,6 +47,7 @@ export function useProviderMiddleware(
   provider.use(clientAuthChallenge(provider.issuer));
   provider.use(dpopProofFailures(provider));
   provider.use(refuseRemovedRedirectUri(provider, clients));
+  provider.use(holdUntrustedErrorRedirects(provider, db));
   provider.use(recordPersonalTokenUse(db, audit));
   provider.use(tokenJsonBody(provider));
   // After the JSON body is made parameters (so they are checked too), before anything is counted or stored.

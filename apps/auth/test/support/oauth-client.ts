@@ -1,4 +1,5 @@
 import * as oauth from 'oauth4webapi';
+import { expect } from 'vitest';
 import type { RunningAuthServer } from './auth-server';
 import type { TestApplication } from './factories';
 
@@ -78,4 +79,18 @@ export async function introspectAsApi(
   });
   if (response.status !== 200) throw new Error(`/oauth/introspect answered ${response.status}`);
   return (await response.json()) as { active: boolean } & Record<string, unknown>;
+}
+
+/**
+ * The error answer of an authorization request that was held back (untrusted-error-redirects.ts):
+ * a 400 page without a redirect, whose link back to the application carries the error.
+ */
+export async function heldErrorAnswer(response: Response): Promise<URL> {
+  expect(response.status).toBe(400);
+  expect(response.headers.get('location')).toBeNull();
+  const page = await response.text();
+  expect(page).toContain('You have not authorized this application');
+  const link = /<a href="([^"]+)" rel="noreferrer">return to /.exec(page)?.[1];
+  if (!link) throw new Error('the page has no link back to the application');
+  return new URL(link.replaceAll('&amp;', '&'));
 }
