@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import { findMemberByEmail } from '@contacts/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changePassword } from '../src/lib/account-security';
@@ -100,6 +101,51 @@ describe('sign-in throttle', () => {
       expect((await signIn(member.email, 'wrong password')).status).toBe(401);
     }
     expect((await signIn(member.email, member.password)).status).toBe(429);
+  });
+});
+
+describe('whose attempts lock what', () => {
+  const guard = () => signInGuard(server.database.db);
+  const fail = async (email: string, ip: string) => guard().beginAttempt(email, ip);
+
+  it('locks an account only at the address the failures came from: the member signs in from their own', async () => {
+    const member = await aMember(server.database.db);
+    for (let attempt = 0; attempt < 5; attempt++) expect(await fail(member.email, '203.0.113.7')).toBeUndefined();
+    expect(await fail(member.email, '203.0.113.7')).toBeGreaterThan(0);
+    // Another address: the guesser's five failures do not lock the member out there.
+    expect(await fail(member.email, '198.51.100.20')).toBeUndefined();
+    await guard().succeeded(member.email, '198.51.100.20');
+  });
+
+  it('locks an account everywhere after 100 failures an hour, from any number of addresses', async () => {
+    const member = await aMember(server.database.db);
+    for (let address = 0; address < 20; address++) {
+      for (let attempt = 0; attempt < 5; attempt++) {
+        expect(await fail(member.email, `192.0.2.${address + 1}`)).toBeUndefined();
+      }
+    }
+    expect(await fail(member.email, '192.0.2.200')).toBeGreaterThan(0);
+    // The operator lifts it, at every address.
+    await guard().unlock(member.id);
+    expect(await fail(member.email, '192.0.2.1')).toBeUndefined();
+    expect(await fail(member.email, '192.0.2.201')).toBeUndefined();
+  });
+
+  it('keeps nothing typed into the e-mail field: a member by id, anything else by 18 bits of its hash', async () => {
+    const member = await aMember(server.database.db);
+    const typed = `a password typed in the wrong field ${Date.now()}`;
+    await fail(typed, '203.0.113.50');
+    await fail(member.email, '203.0.113.50');
+    const keys = (await server.database
+      .db('rate_limits')
+      .where('key', 'like', 'sign_in_account%')
+      .pluck('key')) as string[];
+    const wholeHash = hash('sha256', typed.toLowerCase(), 'base64url');
+    expect(keys.some((key) => key.includes(wholeHash.slice(0, 4)) || key.includes(typed))).toBe(false);
+    expect(keys).toContain(`sign_in_account:member:${member.id}`);
+    expect(keys).toContain(`sign_in_account_address:member:${member.id}:ip:203.0.113.50`);
+    expect(keys).toContain(`sign_in_account:unknown:${wholeHash.slice(0, 3)}`);
+    expect(keys.some((key) => key.includes(member.email))).toBe(false);
   });
 });
 

@@ -262,23 +262,23 @@ describe('members', () => {
 
   it('lift a sign-in lock: member unlock keeps the password, member set-password gives a new one that works at once', async () => {
     const guard = signInGuard(database.db);
-    /** Five wrong passwords, as someone guessing at the address would type them: the account is locked. */
+    /** Five wrong passwords from one address: the account is locked there (the member's own typos, say). */
     const lockOut = async (email: string) => {
       for (let attempt = 0; attempt < 5; attempt++)
         expect(await guard.beginAttempt(email, '203.0.113.5')).toBeUndefined();
-      expect(await guard.beginAttempt(email, '198.51.100.5')).toBeGreaterThan(0);
+      expect(await guard.beginAttempt(email, '203.0.113.5')).toBeGreaterThan(0);
     };
     const member = await aMember(database.db);
     await lockOut(member.email);
     const unlocked = await runCli(['member', 'unlock', '--member', String(member.id)], env);
     expect(unlocked.json).toEqual({ id: member.id, unlocked: true });
-    expect(await guard.beginAttempt(member.email, '198.51.100.5')).toBeUndefined();
+    expect(await guard.beginAttempt(member.email, '203.0.113.5')).toBeUndefined();
     expect(await authenticateMember(database.db, member.email, member.password)).toMatchObject({ id: member.id });
 
     const other = await aMember(database.db);
     await lockOut(other.email);
     await runCli(['member', 'set-password', '--member', String(other.id), '--password', 'new password 3'], env);
-    expect(await guard.beginAttempt(other.email, '198.51.100.5')).toBeUndefined();
+    expect(await guard.beginAttempt(other.email, '203.0.113.5')).toBeUndefined();
 
     // A disabled member's reset lifts it too: enabled again, they can sign in at once.
     const disabled = await aMember(database.db);
@@ -286,7 +286,7 @@ describe('members', () => {
     await runCli(['member', 'disable', '--member', String(disabled.id)], env);
     await runCli(['member', 'set-password', '--member', String(disabled.id), '--password', 'new password 4'], env);
     await runCli(['member', 'enable', '--member', String(disabled.id)], env);
-    expect(await guard.beginAttempt(disabled.email, '198.51.100.5')).toBeUndefined();
+    expect(await guard.beginAttempt(disabled.email, '203.0.113.5')).toBeUndefined();
   });
 
   it('set a new password with --revoke-tokens: every token and consent revoked too, and the contacts API told', async () => {

@@ -126,7 +126,7 @@ export async function resetPassword(
   // The new password must work at once: a lock from guesses at the old one is lifted.
   // Disabled or not: a member enabled later must not find the lock still there.
   const member = await findMemberRecord(db, reset.memberId);
-  if (member) await signInGuard(db).unlock(member.email);
+  if (member) await signInGuard(db).unlock(member.id);
   return { sessionsEnded };
 }
 

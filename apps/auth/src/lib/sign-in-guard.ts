@@ -1,15 +1,44 @@
 import { hash } from 'node:crypto';
 import { addressKey } from '@contacts/config';
-import { type Database, foldedEmail } from '@contacts/db';
+import { type Database, findSignInMember } from '@contacts/db';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 
 /**
- * Brute-force protection for sign-in, on PostgreSQL so that every replica shares the counts:
- * 5 failed attempts on one account lock it for 15 minutes, 50 failures from one IP address in an
- * hour lock that address (an IPv6 address's /64, see addressKey) for an hour. A successful sign-in clears the account's count.
+ * Brute-force protection for sign-in, on PostgreSQL so that every replica shares the counts.
+ *
+ * - 5 failed attempts on one account **from one address** (an IPv6 address's /64, see addressKey)
+ *   lock the account at that address for 15 minutes. Counting per account alone let anyone lock
+ *   any member out with 5 requests every quarter of an hour, from anywhere: now a guesser locks
+ *   only themselves out, and the member signs in from their own address.
+ * - 100 failed attempts on one account in an hour, from any number of addresses, lock it
+ *   everywhere for 15 minutes: guessing spread over many addresses stays bounded (NIST SP 800-63B
+ *   §5.2.2: no more than 100 consecutive failed attempts on one account).
+ * - 50 failures from one address in an hour lock that address for an hour, whatever accounts it tries.
+ *
+ * A successful sign-in clears the account's counts (consecutive failures).
  */
-const ACCOUNT = { points: 5, duration: 15 * 60, blockDuration: 15 * 60 };
+const ACCOUNT_AT_ADDRESS = { points: 5, duration: 15 * 60, blockDuration: 15 * 60 };
+const ACCOUNT = { points: 100, duration: 60 * 60, blockDuration: 15 * 60 };
 const ADDRESS = { points: 50, duration: 60 * 60, blockDuration: 60 * 60 };
+
+const PREFIXES = { accountAtAddress: 'sign_in_account_address', account: 'sign_in_account', address: 'sign_in_ip' };
+
+/**
+ * How an attempt names its account in the counts' keys: a member by id, so that nothing typed
+ * is kept and every spelling that finds the member (İ, capitals: the lookup's folding) counts
+ * against one allowance. An e-mail no member has is counted by 18 bits of its SHA-256: what is
+ * typed there may be a password typed into the wrong field, and a whole hash of it in
+ * `rate_limits` (or a backup) could be looked up in a dictionary; of a dictionary of millions,
+ * dozens of words share any 18 bits, so the key does not tell which was typed. Such buckets are shared by a few unknown addresses, which
+ * changes nothing for members: unknown addresses are throttled as known ones are, so that a
+ * lock does not tell which addresses have an account.
+ */
+async function accountOf(db: Database, typedEmail: string): Promise<string> {
+  const email = typedEmail.trim();
+  const member = await findSignInMember(db, email);
+  if (member) return `member:${member.id}`;
+  return `unknown:${hash('sha256', email.toLowerCase(), 'base64url').slice(0, 3)}`;
+}
 
 export interface SignInGuard {
   /**
@@ -23,11 +52,11 @@ export interface SignInGuard {
   /** The password was right: clears the account's count and gives the address its attempt back. */
   succeeded(email: string, ip: string): Promise<void>;
   /**
-   * The operator lifts the account's lock (`member unlock`, `member set-password`): otherwise a
-   * member locked out by someone guessing at their address could only wait, whatever the
-   * administrator did. The addresses' counts stay as they are.
+   * The operator lifts the member's locks, at every address (`member unlock`, `member
+   * set-password`): otherwise a member locked out (by their own guesses, or by a guesser's
+   * hundred) could only wait, whatever the administrator did. The addresses' counts stay.
    */
-  unlock(email: string): Promise<void>;
+  unlock(memberId: number): Promise<void>;
 }
 
 export function signInGuard(db: Database): SignInGuard {
@@ -38,13 +67,22 @@ export function signInGuard(db: Database): SignInGuard {
     tableCreated: true,
     clearExpiredByTimeout: false,
   };
-  const perAccount = new RateLimiterPostgres({ ...store, keyPrefix: 'sign_in_account', ...ACCOUNT });
-  const perAddress = new RateLimiterPostgres({ ...store, keyPrefix: 'sign_in_ip', ...ADDRESS });
-  // Hashed: whatever was typed (a NUL, 254 characters) makes a key the table can hold
-  // (varchar(255), no NUL), and the table does not list who was attacked.
-  // [security] Folded as the member lookup folds it (foldedEmail): U+0130 İ lowers to "i" in
-  // PostgreSQL and to "i̇" in JavaScript, and each spelling found one member under its own allowance.
-  const accountKey = async (email: string) => hash('sha256', await foldedEmail(db, email.trim()), 'base64url');
+  const limiters = [
+    new RateLimiterPostgres({ ...store, keyPrefix: PREFIXES.accountAtAddress, ...ACCOUNT_AT_ADDRESS }),
+    new RateLimiterPostgres({ ...store, keyPrefix: PREFIXES.account, ...ACCOUNT }),
+    new RateLimiterPostgres({ ...store, keyPrefix: PREFIXES.address, ...ADDRESS }),
+  ] as const;
+  /** Each limiter with its key for an attempt. */
+  const countsOf = async (email: string, ip: string) => {
+    const account = await accountOf(db, email);
+    const address = addressKey(ip);
+    const [atAddress, perAccount, perAddress] = limiters;
+    return [
+      { limiter: atAddress, key: `${account}:${address}` },
+      { limiter: perAccount, key: account },
+      { limiter: perAddress, key: address },
+    ] as const;
+  };
   /** A refused consume() rejects with the key's state; anything else is the store failing. */
   const consumed = async (limiter: RateLimiterPostgres, key: string) => {
     try {
@@ -57,21 +95,31 @@ export function signInGuard(db: Database): SignInGuard {
 
   return {
     async beginAttempt(email, ip) {
-      const key = await accountKey(email);
-      const [account, address] = await Promise.all([consumed(perAccount, key), consumed(perAddress, addressKey(ip))]);
-      if (account.allowed && address.allowed) return undefined;
-      // Give back the point of the limiter that did not refuse: only checked passwords count.
-      // The refusing one keeps its (past the limit) count, so its block is not renewed.
-      if (account.allowed) await perAccount.reward(key);
-      if (address.allowed) await perAddress.reward(addressKey(ip));
-      const waits = [account, address].filter((one) => !one.allowed).map((one) => one.result.msBeforeNext);
+      const counts = await countsOf(email, ip);
+      const outcomes = await Promise.all(counts.map(({ limiter, key }) => consumed(limiter, key)));
+      if (outcomes.every((outcome) => outcome.allowed)) return undefined;
+      // Give back the points of the limiters that did not refuse: only checked passwords count.
+      // A refusing one keeps its (past the limit) count, so its block is not renewed.
+      await Promise.all(
+        counts.map(({ limiter, key }, index) => (outcomes[index]?.allowed ? limiter.reward(key) : undefined)),
+      );
+      const waits = outcomes.filter((outcome) => !outcome.allowed).map((outcome) => outcome.result.msBeforeNext);
       return Math.max(1, Math.ceil(Math.max(...waits) / 1000));
     },
     async succeeded(email, ip) {
-      await Promise.all([perAccount.delete(await accountKey(email)), perAddress.reward(addressKey(ip))]);
+      const [atAddress, account, address] = await countsOf(email, ip);
+      await Promise.all([
+        atAddress.limiter.delete(atAddress.key),
+        account.limiter.delete(account.key),
+        address.limiter.reward(address.key),
+      ]);
     },
-    async unlock(email) {
-      await perAccount.delete(await accountKey(email));
+    async unlock(memberId) {
+      const account = `member:${memberId}`;
+      await db('rate_limits')
+        .where('key', `${PREFIXES.account}:${account}`)
+        .orWhere('key', 'like', `${PREFIXES.accountAtAddress}:${account}:%`)
+        .delete();
     },
   };
 }

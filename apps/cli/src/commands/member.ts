@@ -98,7 +98,7 @@ export const memberCommands: Record<string, Command> = {
     required: ['member'],
     run: async (values, context) => {
       const member = await namedMember(context.db, values, 'member');
-      await signInGuard(context.db).unlock(member.email);
+      await signInGuard(context.db).unlock(member.id);
       return { id: member.id, unlocked: true };
     },
   },

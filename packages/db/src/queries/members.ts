@@ -73,17 +73,6 @@ export async function findSignInMember(
 /** How a typed address is compared with the stored ones: PostgreSQL's lower(), as the unique index. */
 const FOLDED_EMAIL = 'lower(?::text)';
 
-/**
- * A typed address as the member lookup compares it (PostgreSQL's lower(), not JavaScript's
- * toLowerCase(), which differ beyond ASCII): what the sign-in throttle keys an account by, so
- * that every spelling the lookup takes for one member uses up one allowance.
- */
-export async function foldedEmail(db: Database, email: string): Promise<string> {
-  if (email.includes('\u0000')) return email;
-  const { rows } = await db.raw<{ rows: Array<{ folded: string }> }>(`select ${FOLDED_EMAIL} as folded`, [email]);
-  return rows[0]?.folded ?? email;
-}
-
 /** What an administrator sees of a member, disabled or not; never the password hash. */
 export interface MemberRecord extends PublicMember {
   created_at: Date;
