@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aClient, aContact, aGroup, type Client } from './support/factories';
+import { aCategory, aClient, aContact, aGroup, type Client } from './support/factories';
 import { useStack } from './support/use-stack';
 
 interface Contact {
@@ -37,6 +37,56 @@ describe('POST /v4/contacts/batch', () => {
     const read = await client.json<{ data: Contact }>(`/v4/contacts/${(body.data[0] as Contact).id}`);
     expect(read.body.data.name).toBe('New');
     expect(await world.stack.db('contacts').where({ id: doomed }).first()).toBeUndefined();
+  });
+
+  it("gives each created or updated contact its etag, GET's ETag header for it, and none to a delete's result", async () => {
+    const client = await aClient(world.stack);
+    const category = await aCategory(world.stack.db);
+    const existing = await aContact(world.stack.db, client.member, { name: 'Before' });
+    const doomed = await aContact(world.stack.db, client.member);
+    const operations = [
+      // A run of creates (written together), an update, a lone create, a delete.
+      { op: 'create', contact: { name: 'Run A', business_category_id: category.id } },
+      { op: 'create', contact: { name: 'Run B', email: 'b@example.test' } },
+      { op: 'update', id: existing, contact: { city: 'Oslo' } },
+      { op: 'create', contact: { name: 'Alone' } },
+      { op: 'delete', id: doomed },
+    ];
+    const key = `etag-${existing}`;
+    const send = () =>
+      client.json<Batch>('/v4/contacts/batch', {
+        method: 'POST',
+        headers: { 'idempotency-key': key },
+        json: { operations },
+      });
+    /** Each contact result is the contact GET answers, plus its ETag header as `etag`. */
+    const expectAsRead = async (results: Batch['data'], contacts: number) => {
+      for (const { etag, ...contact } of results.slice(0, contacts) as Contact[]) {
+        const response = await client.request(`/v4/contacts/${contact.id}`);
+        expect(etag, `contact ${contact.id}`).toEqual(expect.stringMatching(/^"[^"]+"$/));
+        expect(etag, `contact ${contact.id}`).toBe(response.headers.get('etag'));
+        expect(contact).toEqual(((await response.json()) as { data: Contact }).data);
+      }
+    };
+
+    const first = await send();
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    await expectAsRead(first.body.data, 4);
+    expect(first.body.data[4]).toEqual({ id: doomed, deleted: true });
+    // Replayed for the same key: the contacts as they are now, with their etags.
+    const replayed = await send();
+    expect(replayed.response.headers.get('idempotent-replayed')).toBe('true');
+    await expectAsRead(replayed.body.data, 4);
+    expect(replayed.body.data[4]).toEqual({ id: doomed, deleted: true });
+
+    // An update's etag is the if_match of the next write.
+    const updated = first.body.data[2] as Contact;
+    const next = await batch(client, [
+      { op: 'update', id: existing, contact: { city: 'Bergen' }, if_match: updated.etag },
+    ]);
+    expect(next.status).toBe(200);
+    await expectAsRead(next.body.data, 1);
+    expect((next.body.data[0] as Contact).etag).not.toBe(updated.etag);
   });
 
   it('writes nothing when any operation breaks a rule, naming the operation in the error key', async () => {

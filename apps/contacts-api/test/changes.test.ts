@@ -1,7 +1,7 @@
 import { updateContact } from '@contacts/db';
 import { describe, expect, it } from 'vitest';
 import { encodeSyncToken } from '../src/sync/sync-token';
-import { aClient, aContact, aGroup, type Client, multipart, PNG } from './support/factories';
+import { aCategory, aClient, aContact, aGroup, type Client, multipart, PNG } from './support/factories';
 import { useStack } from './support/use-stack';
 
 interface Contact {
@@ -87,6 +87,55 @@ describe('GET /v4/contacts/changes', () => {
     ]);
     expect(body.deleted).toEqual([removed]);
     expect(body.data.map((contact) => contact.id)).not.toContain(kept);
+  });
+
+  it("gives every contact of data its etag, GET's ETag header for it, usable as a batch's if_match until the next write", async () => {
+    const client = await aClient(world.stack);
+    const category = await aCategory(world.stack.db);
+    const plain = await create(client, 'Plain');
+    const categorised = await aContact(world.stack.db, client.member, { business_category_id: category.id });
+    const read = async (id: number) => {
+      const response = await client.request(`/v4/contacts/${id}`);
+      return { etag: response.headers.get('etag'), contact: ((await response.json()) as { data: Contact }).data };
+    };
+    /** Each item is the contact GET answers, plus its ETag header as `etag`. */
+    const expectAsRead = async (items: Contact[]) => {
+      for (const { etag, ...contact } of items) {
+        const current = await read(contact.id);
+        expect(etag, `contact ${contact.id}`).toEqual(expect.stringMatching(/^"[^"]+"$/));
+        expect(etag, `contact ${contact.id}`).toBe(current.etag);
+        expect(contact).toEqual(current.contact);
+      }
+    };
+
+    const full = await client.json<Page>('/v4/contacts/changes');
+    expect(full.body.data.map((contact) => contact.id)).toEqual([plain, categorised]);
+    await expectAsRead(full.body.data);
+    const seen = full.body.data[0]?.etag as string;
+
+    // Incremental: the changed contact, with its new etag.
+    await client.json(`/v4/contacts/${categorised}`, { method: 'POST', json: { city: 'Lyon' } });
+    const changed = await client.json<Page>(`/v4/contacts/changes?sync_token=${full.body.meta.sync_token}`);
+    expect(changed.body.data.map((contact) => contact.id)).toEqual([categorised]);
+    await expectAsRead(changed.body.data);
+    expect(changed.body.data[0]?.etag).not.toBe(full.body.data[1]?.etag);
+
+    // The feed's etag passed as-is: the write goes through, and then it is stale.
+    const update = (contact: Record<string, unknown>) =>
+      client.json<{ data: Contact[] }>('/v4/contacts/batch', {
+        method: 'POST',
+        json: { operations: [{ op: 'update', id: plain, contact, if_match: seen }] },
+      });
+    const written = await update({ city: 'Paris' });
+    expect(written.status, JSON.stringify(written.body)).toBe(200);
+    expect(written.body.data[0]?.city).toBe('Paris');
+    expect((await update({ city: 'Rome' })).status).toBe(412);
+    const single = await client.json(`/v4/contacts/${plain}`, {
+      method: 'POST',
+      headers: { 'if-match': seen },
+      json: { city: 'Rome' },
+    });
+    expect(single.status).toBe(412);
   });
 
   it("reports an image's removal once, as a change of the contact with image_url null, and a refused one not at all", async () => {

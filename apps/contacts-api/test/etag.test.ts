@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { etagOf, ifMatchSatisfied, ifNoneMatchSatisfied } from '../src/http/etag';
+import { etagOf, etagOfJson, ifMatchSatisfied, ifNoneMatchSatisfied, jsonWithEtag } from '../src/http/etag';
 
 /** RFC 9110 §13.1.1 If-Match, evaluated against the contact's current (strong) ETag. */
 describe('ifMatchSatisfied', () => {
@@ -67,5 +67,15 @@ describe('ifNoneMatchSatisfied', () => {
     for (const header of ['"a"', '"a", W/"b"', current.slice(1, -1), '', ',', `"a" ${current}`, '**']) {
       expect(ifNoneMatchSatisfied(header, current), header).toBe(true);
     }
+  });
+});
+
+describe('jsonWithEtag', () => {
+  it("adds the object's own ETag as a last member, leaving the rest of the text as it was", () => {
+    const json = JSON.stringify({ id: 1, name: 'Ada "A" Lovelace' });
+    const tagged = jsonWithEtag(json);
+    expect(JSON.parse(tagged)).toEqual({ id: 1, name: 'Ada "A" Lovelace', etag: etagOfJson(json) });
+    expect(tagged.startsWith(json.slice(0, -1))).toBe(true);
+    expect(JSON.parse(jsonWithEtag('{}'))).toEqual({ etag: etagOfJson('{}') });
   });
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { contactCreateV4, contactUpdateV4 } from './contact-input';
-import { contactV4 } from './contact-v4';
+import { contactV4WithEtag } from './contact-v4';
 import { rowIdMessage, rowIdNumber } from './row-id';
 import type { FieldErrors } from './validation';
 import { validate } from './validation';
@@ -47,7 +47,7 @@ export type BatchOperationV4 =
 export const contactBatchResultV4 = z.object({
   data: z.array(
     z.union([
-      contactV4,
+      contactV4WithEtag,
       z.object({
         id: z.int(),
         deleted: z.boolean().describe('False when the caller had no such contact: nothing to delete.'),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { contactV4 } from './contact-v4';
+import { contactV4WithEtag } from './contact-v4';
 import { listContactsQueryV4 } from './list-query';
 
 const oneValue = (field: string) => z.string({ error: `The ${field} parameter must be given once.` }).trim();
@@ -26,7 +26,9 @@ export type ContactChangesQueryV4 = z.output<typeof contactChangesQueryV4>;
 
 /** One page of the change feed. */
 export const contactChangesPageV4 = z.object({
-  data: z.array(contactV4).describe('Contacts created or changed since the sync token (all of them without one).'),
+  data: z
+    .array(contactV4WithEtag)
+    .describe('Contacts created or changed since the sync token (all of them without one), each with its etag.'),
   deleted: z.array(z.int()).describe('Ids of contacts deleted since the sync token; never also in data.'),
   meta: z.object({
     next_cursor: z.string().nullable().describe('Null on the last page.'),

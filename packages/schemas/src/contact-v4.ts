@@ -61,6 +61,22 @@ Object.assign(shape, {
 
 export const contactV4 = z.object(shape) as unknown as z.ZodType<ContactV4> & z.ZodObject;
 
+/** A contact with its ETag, as the change feed and a batch answer it (not the listing: see below). */
+export type ContactV4WithEtag = ContactV4 & { etag: string };
+
+/**
+ * The v4 contact plus `etag`: what a mirror keeps, so that it can write conditionally (a batch's
+ * `if_match`, If-Match) without reading each contact first. GET /v4/contacts/{id} sends it as its
+ * ETag header instead, and the listing leaves it out (hashing every item of a page costs it).
+ */
+export const contactV4WithEtag = contactV4.extend({
+  etag: z
+    .string()
+    .describe(
+      "The contact's entity tag, quotes included: the ETag header GET /v4/contacts/{id} answers for it now. Pass it as-is as a batch operation's `if_match` or as If-Match.",
+    ),
+}) as unknown as z.ZodType<ContactV4WithEtag> & z.ZodObject;
+
 /** RFC 3339 in UTC, with milliseconds: the precision PostgreSQL timestamps round-trip through JS. */
 export function rfc3339(date: Date): string {
   return date.toISOString();

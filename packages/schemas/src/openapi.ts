@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { contactCreateV4, contactUpdateV4 } from './contact-input';
 import { contactCreateV3, contactUpdateV3 } from './contact-input-v3';
 import { contactV3, contactV3WithOwner } from './contact-v3';
-import { contactV4 } from './contact-v4';
+import { contactV4, contactV4WithEtag } from './contact-v4';
 import { deleteContactsResultV4, deleteContactsV4 } from './delete-contacts';
 import { errorEnvelope } from './errors';
 import { messageV3, validationErrorV3 } from './errors-v3';
@@ -38,6 +38,7 @@ const COMPONENTS: Record<Side, Record<string, z.ZodType>> = {
   },
   output: {
     Contact: contactV4,
+    ContactWithEtag: contactV4WithEtag,
     Error: errorEnvelope,
     Group: groupV4,
     BusinessCategory: businessCategoryV4,

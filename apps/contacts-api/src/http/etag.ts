@@ -11,6 +11,17 @@ export function etagOfJson(json: string): string {
 }
 
 /**
+ * A JSON object's text with its own ETag (etagOfJson of that very text) added as a last member,
+ * `etag`: what the change feed and a batch answer for a contact, equal to the ETag header GET
+ * sends for the same JSON. Spliced in before the closing brace, so the object is serialised once.
+ */
+export function jsonWithEtag(objectJson: string): string {
+  const members = objectJson.slice(0, -1);
+  const separator = members === '{' ? '' : ',';
+  return `${members}${separator}"etag":${JSON.stringify(etagOfJson(objectJson))}}`;
+}
+
+/**
  * RFC 9110 §13.1.1 If-Match: `*` matches any current representation; otherwise the header is a
  * list of entity-tags, and it matches when any one of them is strongly equal to `current` (a
  * weak tag never is). Anything that is no such list matches nothing.

@@ -2,7 +2,6 @@ import { type ContactRecord, type Database, lockOwnedContacts } from '@contacts/
 import {
   type BatchOperationV4,
   batchFieldKey,
-  type ContactV4,
   contactBatchOperationV4,
   contactBatchResultV4,
   contactBatchV4,
@@ -12,13 +11,14 @@ import {
   v4InputToChanges,
 } from '@contacts/schemas';
 import { Router } from '@koa/router';
+import type { Context } from 'koa';
 import { z } from 'zod';
 import { createContact, createContacts, deleteOwnedContact, updateContactFields } from '../../domain/contacts';
 import { DomainError } from '../../domain/errors';
 import { contactsOfAnswer, writeOncePerKey } from '../../domain/idempotent-writes';
 import { parseBody } from '../../http/body';
 import { ApiError, validationFailed } from '../../http/errors';
-import { etagOf, ifMatchSatisfied } from '../../http/etag';
+import { etagOf, ifMatchSatisfied, jsonWithEtag } from '../../http/etag';
 import { koaGuard } from '../../http/guard';
 import {
   IDEMPOTENT_REPLAYED_HEADER,
@@ -29,7 +29,18 @@ import {
 import { callerOf, type RouteDependencies } from '../context';
 import { IDEMPOTENCY_ANSWERS, IDEMPOTENCY_KEY_PARAMETER, REPLAYED_HEADER, v4Error } from '../contract-parts';
 
-type BatchResult = ContactV4 | { id: number; deleted: boolean };
+/**
+ * One operation's result: a created or updated contact as its JSON text with its etag (serialised
+ * once, for its hash and the body), or what a delete did.
+ */
+type BatchResult = { id: number; json: string } | { id: number; deleted: boolean };
+
+/** Answers the results in order, the contacts' texts as they are. */
+function sendResults(ctx: Context, results: readonly BatchResult[]): void {
+  const data = results.map((result) => ('json' in result ? result.json : JSON.stringify(result)));
+  ctx.type = 'application/json';
+  ctx.body = `{"data":[${data.join(',')}]}`;
+}
 
 /**
  * A remembered answer's id for a delete that found nothing to delete (`"deleted":false`): no
@@ -50,6 +61,11 @@ const rememberedIdOf = (result: BatchResult) => ('deleted' in result && !result.
 export function batchRoutes({ db, publicUrl, write, rateLimit }: RouteDependencies): Router {
   const router = new Router();
   const serialize = (record: ContactRecord) => toContactV4(record, { publicUrl });
+  // The contact with the etag GET /v4/contacts/{id} would send for it, for the mirror's next if_match.
+  const resultOf = (record: ContactRecord): BatchResult => ({
+    id: record.id,
+    json: jsonWithEtag(JSON.stringify(serialize(record))),
+  });
 
   const batch = koaGuard({
     operationId: 'batchContacts',
@@ -67,7 +83,7 @@ export function batchRoutes({ db, publicUrl, write, rateLimit }: RouteDependenci
     responses: {
       200: {
         description:
-          'One result per operation, in order: the contact for a create or an update; `{"id","deleted":true}` for a delete, `"deleted":false` when the caller had no such contact (already deleted: nothing to do; with `if_match`, 412). For a repeated Idempotency-Key, those of its first request as they are now: each contact as it is, `{"id","deleted":true}` for one no longer there, and `"deleted":false` again for a delete that found nothing the first time.',
+          'One result per operation, in order: the contact for a create or an update, with its `etag` (the ETag header GET /v4/contacts/{id} answers for it: the next `if_match`); `{"id","deleted":true}` for a delete, `"deleted":false` when the caller had no such contact (already deleted: nothing to do; with `if_match`, 412). For a repeated Idempotency-Key, those of its first request as they are now: each contact as it is, `{"id","deleted":true}` for one no longer there, and `"deleted":false` again for a delete that found nothing the first time.',
         headers: REPLAYED_HEADER,
         schema: contactBatchResultV4,
       },
@@ -88,7 +104,7 @@ export function batchRoutes({ db, publicUrl, write, rateLimit }: RouteDependenci
     const memberId = callerOf(ctx).memberId;
     ctx.set('Cache-Control', 'no-store');
     if (key === undefined) {
-      ctx.body = { data: await db.transaction((trx) => runAll(trx, memberId, operations.value)) };
+      sendResults(ctx, await db.transaction((trx) => runAll(trx, memberId, operations.value)));
       return;
     }
     const outcome = await writeOncePerKey(
@@ -99,21 +115,22 @@ export function batchRoutes({ db, publicUrl, write, rateLimit }: RouteDependenci
     );
     switch (outcome.kind) {
       case 'written':
-        ctx.body = { data: outcome.value };
+        sendResults(ctx, outcome.value);
         return;
       case 'replay': {
         const records = await contactsOfAnswer(db, memberId, outcome.answer);
         ctx.set(IDEMPOTENT_REPLAYED_HEADER, 'true');
         ctx.status = outcome.answer.status;
         // The same request as the first (its fingerprint matched), so operation i answered result i.
-        ctx.body = {
-          data: records.map((record, index): BatchResult => {
-            if (record) return serialize(record);
+        sendResults(
+          ctx,
+          records.map((record, index): BatchResult => {
+            if (record) return resultOf(record);
             const id = outcome.answer.resultIds[index] as number;
             const operation = operations.value[index] as BatchOperationV4 & { id: number };
             return id === NOTHING_DELETED ? { id: operation.id, deleted: false } : { id, deleted: true };
           }),
-        };
+        );
         return;
       }
       default:
@@ -165,7 +182,7 @@ export function batchRoutes({ db, publicUrl, write, rateLimit }: RouteDependenci
     });
     try {
       const records = await trx.transaction((savepoint) => createContacts(savepoint, memberId, contacts));
-      done.push(...records.map(serialize));
+      done.push(...records.map(resultOf));
       return true;
     } catch (error) {
       if (error instanceof DomainError) return false;
@@ -177,11 +194,11 @@ export function batchRoutes({ db, publicUrl, write, rateLimit }: RouteDependenci
     switch (operation.op) {
       case 'create': {
         const changes = v4InputToChanges(operation.contact);
-        return serialize(await createContact(trx, memberId, changes as typeof changes & { name: string }));
+        return resultOf(await createContact(trx, memberId, changes as typeof changes & { name: string }));
       }
       case 'update': {
         const changes = v4InputToChanges(operation.contact);
-        return serialize(await updateContactFields(trx, memberId, operation.id, changes, ifMatchOf(operation)));
+        return resultOf(await updateContactFields(trx, memberId, operation.id, changes, ifMatchOf(operation)));
       }
       case 'delete': {
         return {

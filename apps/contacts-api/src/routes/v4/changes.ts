@@ -3,6 +3,7 @@ import { contactChangesPageV4, contactChangesQueryV4, DEFAULT_LIST_LIMIT, toCont
 import { Router } from '@koa/router';
 import { listContacts } from '../../domain/contacts';
 import { ApiError, validationFailed } from '../../http/errors';
+import { jsonWithEtag } from '../../http/etag';
 import { koaGuard } from '../../http/guard';
 import {
   type ChangesCursor,
@@ -105,19 +106,20 @@ export function changeRoutes(
       nextAfterId = page.hasMore ? records.at(-1)?.id : undefined;
     }
 
-    ctx.set('Cache-Control', 'private, no-store');
-    ctx.body = {
-      data: records.map((record) => toContactV4(record, { publicUrl })),
-      deleted,
-      meta: {
-        next_cursor:
-          nextAfterId === undefined
-            ? null
-            : encodeChangesCursor({ memberId, afterId: nextAfterId, next, limit, ...(since ? { since } : {}) }),
-        limit,
-        ...(nextAfterId === undefined ? { sync_token: encodeSyncToken({ memberId, ...next }) } : {}),
-      },
+    const meta = {
+      next_cursor:
+        nextAfterId === undefined
+          ? null
+          : encodeChangesCursor({ memberId, afterId: nextAfterId, next, limit, ...(since ? { since } : {}) }),
+      limit,
+      ...(nextAfterId === undefined ? { sync_token: encodeSyncToken({ memberId, ...next }) } : {}),
     };
+    // Each contact carries its etag, so that a mirror can write conditionally without a GET of
+    // it first; it is serialised once, for its hash and the body.
+    const data = records.map((record) => jsonWithEtag(JSON.stringify(toContactV4(record, { publicUrl }))));
+    ctx.set('Cache-Control', 'private, no-store');
+    ctx.type = 'application/json';
+    ctx.body = `{"data":[${data.join(',')}],"deleted":${JSON.stringify(deleted)},"meta":${JSON.stringify(meta)}}`;
   });
 
   return router;
