@@ -32,7 +32,7 @@ import { type RegisteredRoute, registeredRoutes } from './http/openapi-paths';
 import { asRateLimit, perTokenRateLimit } from './http/rate-limit';
 import type { RouteDependencies } from './routes/context';
 import { openApiRoutes } from './routes/openapi';
-import { v3Api } from './routes/v3';
+import { v3Api, v3HeadersOf } from './routes/v3';
 import { contactRoutesV3 } from './routes/v3/contacts';
 import { batchRoutes } from './routes/v4/batch';
 import { businessCategoryRoutes } from './routes/v4/business-categories';
@@ -119,7 +119,8 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
 
   // Cross-origin calls from browser apps (the API and /openapi.json): preflights answered here,
   // before any token check or rate limit; every answer below, errors included, carries CORS headers.
-  app.use(apiCors(routes));
+  // v3's preflights carry its deprecation headers, as all its other answers do (v3Api).
+  app.use(apiCors(routes, { pathHeaders: v3HeadersOf(config.publicUrl) }));
   app.use(errorRenderer(logger, errorEnvelopeOf));
   app.use(readBearer());
   app.use(v3Api(v3Router, { publicUrl: config.publicUrl, logger }));

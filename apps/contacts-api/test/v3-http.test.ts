@@ -83,6 +83,34 @@ describe('deprecation headers', () => {
     }
   });
 
+  it('are on the CORS preflights of v3 paths (answered before the v3 routes), not on those of v4', async () => {
+    const preflight = (path: string, method: string) =>
+      fetch(`${stack.apiUrl}${path}`, {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'http://localhost:5301',
+          'access-control-request-method': method,
+          'access-control-request-headers': 'authorization',
+        },
+      });
+    for (const [path, method] of [
+      ['/v3/contacts', 'GET'],
+      ['/v3/contacts', 'POST'],
+      ['/v3/contacts/1', 'PATCH'],
+      ['/v3', 'GET'],
+    ] as const) {
+      const response = await preflight(path, method);
+      const label = `OPTIONS ${path} for ${method}`;
+      expect(response.status, label).toBe(204);
+      expect(response.headers.get('access-control-allow-origin'), label).toBe('*');
+      expectDeprecationHeaders(response, label);
+    }
+    const v4 = await preflight('/v4/contacts', 'GET');
+    expect(v4.status).toBe(204);
+    expect(v4.headers.get('deprecation')).toBeNull();
+    expect(v4.headers.get('sunset')).toBeNull();
+  });
+
   it('are not on v4 answers', async () => {
     const response = await ada.request('/v4/contacts');
     expect(response.status).toBe(200);

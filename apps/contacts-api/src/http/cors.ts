@@ -91,12 +91,21 @@ function distinct(names: readonly string[]): string[] {
   return [...seen.values()];
 }
 
+export interface ApiCorsOptions {
+  /**
+   * Headers every answer on a path carries, which the middleware giving the path's other answers
+   * (after this one) sets, so that its preflights, answered here, carry them too: v3's
+   * deprecation signals (routes/v3 v3HeadersOf). Undefined: none for that path.
+   */
+  pathHeaders?: (path: string) => Readonly<Record<string, string>> | undefined;
+}
+
 /**
  * The CORS middleware for the API whose operations are `routes`: the methods they answer (HEAD
  * with GET), the request headers above plus every header parameter they document, and the
  * response headers above plus every response header they document.
  */
-export function apiCors(routes: readonly RegisteredRoute[]): Middleware {
+export function apiCors(routes: readonly RegisteredRoute[], options: ApiCorsOptions = {}): Middleware {
   const documented = documentedHeaders(routes);
   const methods = new Set(routes.map((route) => route.method.toUpperCase()));
   if (methods.has('GET')) methods.add('HEAD');
@@ -120,6 +129,11 @@ export function apiCors(routes: readonly RegisteredRoute[]): Middleware {
     if (!ctx.get('Origin')) {
       ctx.vary('Origin');
       return next();
+    }
+    // A preflight (as @koa/cors tells one) is answered by `handle` without going further.
+    if (ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method')) {
+      const headers = options.pathHeaders?.(ctx.path);
+      if (headers) ctx.set(headers);
     }
     return handle(ctx, next);
   };
