@@ -230,6 +230,38 @@ describe('vCard export and import', () => {
     ]);
   });
 
+  it('takes from a CATEGORIES list the first name that is a business category, ignoring the unknown ones', async () => {
+    const client = await aClient(world.stack);
+    const services = await aCategory(world.stack.db);
+    const other = await aCategory(world.stack.db);
+    // A name holding a comma, which a CATEGORIES list escapes (RFC 6350 §3.4).
+    const [withComma] = await world.stack
+      .db('business_categories')
+      .insert({ name: `Repairs, general ${process.pid}-${Date.now()}` })
+      .returning<Array<{ id: number; name: string }>>(['id', 'name']);
+    const card = (name: string, ...lines: string[]) =>
+      ['BEGIN:VCARD', 'VERSION:4.0', `FN:${name}`, ...lines, 'END:VCARD'].join('\r\n');
+    const text = [
+      card('Unknown first', `CATEGORIES:Unknown,${services.name}`),
+      card('Known first', `CATEGORIES:${services.name},Unknown`),
+      card('Two known', `CATEGORIES:Unknown,${other.name},${services.name}`),
+      card('Escaped comma', `CATEGORIES:Repairs,${withComma!.name.replace(',', '\\,')}`),
+      card('None known', 'CATEGORIES:Unknown,Also unknown'),
+      card('Second line', 'CATEGORIES:Unknown', `CATEGORIES:${other.name}`),
+    ].join('\r\n');
+    const { status, body } = await importText(client, text);
+    expect(status).toBe(200);
+    expect(body.data).toMatchObject({ created: 6, skipped: [] });
+    expect((await list(client)).map((contact) => [contact.name, contact.business_category_id])).toEqual([
+      ['Unknown first', services.id],
+      ['Known first', services.id],
+      ['Two known', other.id],
+      ['Escaped comma', withComma!.id],
+      ['None known', null],
+      ['Second line', other.id],
+    ]);
+  });
+
   it('never takes a fax or pager number as the personal or work number', async () => {
     const client = await aClient(world.stack);
     const text = [

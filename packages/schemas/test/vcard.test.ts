@@ -133,7 +133,7 @@ describe('parseVCards', () => {
         state: 'Greater London',
         zipcode: 'W1',
         country: 'Ångström-Land 東京',
-        category: 'Mathematics, applied',
+        categories: ['Mathematics, applied'],
         join_date: '2024-02-29',
       },
     });
@@ -152,6 +152,23 @@ describe('parseVCards', () => {
     const text = ['BEGIN:VCARD', 'VERSION:4.0', 'FN:Phones', ...phones, 'END:VCARD'].join('\r\n');
     const [card] = parseVCards(text);
     expect(card).toMatchObject({ ok: true, contact: { personal_number: personal } });
+  });
+
+  it('reads CATEGORIES as a list: every name of every line, in order, escaped commas kept, blanks left out', () => {
+    const text = [
+      'BEGIN:VCARD',
+      'VERSION:4.0',
+      'FN:Listed',
+      'CATEGORIES:Unknown,Services 115461, ,Repairs\\, general',
+      'CATEGORIES:Later',
+      'END:VCARD',
+    ].join('\r\n');
+    expect(parseVCards(text)).toEqual([
+      {
+        ok: true,
+        contact: { name: 'Listed', categories: ['Unknown', 'Services 115461', 'Repairs, general', 'Later'] },
+      },
+    ]);
   });
 
   it('reads vCard 3.0 with folded lines, several TEL and EMAIL, bare types and unknown properties', () => {

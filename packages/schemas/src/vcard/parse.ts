@@ -20,8 +20,12 @@ export interface VCardContact {
   zipcode?: string;
   country?: string;
   join_date?: string;
-  /** The CATEGORIES value (the first category), to be matched to a business category by name. */
-  category?: string;
+  /**
+   * Every name the CATEGORIES lines list (RFC 6350 §6.7.1: a comma-separated list, a comma inside
+   * a name escaped), in order, blank ones left out. The contact has one business category: the
+   * reader of the card takes the first name that is one (a list may lead with a name it has not).
+   */
+  categories?: string[];
 }
 
 /** A card that could not be read, and why; `unterminated` when it has no END:VCARD (no complete card). */
@@ -109,11 +113,12 @@ function toContact(lines: ContentLine[]): ParsedCard {
       ),
     );
   }
-  const categories = first('CATEGORIES');
-  if (categories) {
-    const [category] = splitUnescaped(categories.value, ',').map(unescapeText);
-    if (category?.trim()) contact.category = category.trim();
-  }
+  const categories = lines
+    .filter((line) => line.name === 'CATEGORIES')
+    .flatMap((line) => splitUnescaped(line.value, ','))
+    .map((name) => unescapeText(name).trim())
+    .filter((name) => name !== '');
+  if (categories.length > 0) contact.categories = categories;
   const joined = first('X-CONTACTS-JOIN-DATE');
   if (joined) contact.join_date = joined.value.trim();
 

@@ -126,12 +126,12 @@ async function importCard(
   categories: (name: string) => number | undefined,
 ): Promise<{ id: number } | { reason: string }> {
   if (!card.ok) return { reason: card.reason };
-  const { category, ...fields } = card.contact;
-  const categoryId = category === undefined ? undefined : categories(category);
+  const { categories: names, ...fields } = card.contact;
+  const categoryId = firstCategoryOf(names ?? [], categories);
   const input = validate(contactCreateV4, {
     ...fields,
     ...(categoryId !== undefined ? { business_category_id: categoryId } : {}),
-  } satisfies Omit<VCardContact, 'category'> & { business_category_id?: number });
+  } satisfies Omit<VCardContact, 'categories'> & { business_category_id?: number });
   if (!input.ok) {
     const reason = Object.entries(input.fields)
       .map(([field, messages]) => `${field}: ${messages.join(' ')}`)
@@ -151,7 +151,23 @@ async function importCard(
 }
 
 /**
- * Finds a card's CATEGORIES among the business categories (listed by id): the one of exactly that
+ * The business category of a card's CATEGORIES list: that of the first name that names one. A
+ * contact has one category, and a list may lead with names the service has not (a client's own
+ * tags), so the names before it and after it are ignored, as an unknown name alone is.
+ */
+function firstCategoryOf(
+  names: readonly string[],
+  categories: (name: string) => number | undefined,
+): number | undefined {
+  for (const name of names) {
+    const id = categories(name);
+    if (id !== undefined) return id;
+  }
+  return undefined;
+}
+
+/**
+ * Finds one CATEGORIES name among the business categories (listed by id): the one of exactly that
  * name, else the first (lowest id) whose name matches ignoring case. Names are unique only as
  * written, so "Plumbing" and "PLUMBING" may both exist, and an export names the one it means.
  */
