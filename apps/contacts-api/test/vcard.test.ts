@@ -262,6 +262,38 @@ describe('vCard export and import', () => {
     ]);
   });
 
+  it('rejoins a fold that splits a UTF-8 character into its octets (RFC 6350 §3.2), as a body and as a file', async () => {
+    const client = await aClient(world.stack);
+    // "é" is C3 A9: folded between its two bytes, each physical line alone is not UTF-8.
+    const card = (name: string, fold: string) =>
+      Buffer.concat([
+        Buffer.from(`BEGIN:VCARD\r\nVERSION:4.0\r\nFN:${name} \xC3`, 'latin1'),
+        Buffer.from(`${fold}\xA9x\r\nEND:VCARD\r\n`, 'latin1'),
+      ]);
+    const body = await client.json<Imported & Failure>('/v4/contacts/import', {
+      method: 'POST',
+      headers: { 'content-type': 'text/vcard' },
+      body: Buffer.concat([card('Fold', '\r\n '), card('Bare LF tab', '\n\t')]),
+    });
+    expect(body.status).toBe(200);
+    expect(body.body.data).toMatchObject({ created: 2, skipped: [] });
+    const form = new FormData();
+    form.set('file', new Blob([card('Filed', '\r\n ')], { type: 'text/vcard' }), 'contacts.vcf');
+    const file = await client.json<Imported>('/v4/contacts/import', { method: 'POST', body: form });
+    expect(file.status).toBe(200);
+    expect((await list(client)).map((contact) => contact.name)).toEqual(['Fold éx', 'Bare LF tab éx', 'Filed éx']);
+
+    // Bytes that are still not UTF-8 once unfolded are refused, and nothing is written.
+    const broken = await client.json<Failure & { error: { message: string } }>('/v4/contacts/import', {
+      method: 'POST',
+      headers: { 'content-type': 'text/vcard' },
+      body: Buffer.from('BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Broken \xC3\r\n x\r\nEND:VCARD\r\n', 'latin1'),
+    });
+    expect(broken.status).toBe(400);
+    expect(broken.body.error.message).toBe('The body is not valid UTF-8.');
+    expect(await list(client)).toHaveLength(3);
+  });
+
   it('never takes a fax or pager number as the personal or work number', async () => {
     const client = await aClient(world.stack);
     const text = [

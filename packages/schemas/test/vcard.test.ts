@@ -1,7 +1,17 @@
 import ICAL from 'ical.js';
 import { describe, expect, it } from 'vitest';
 import type { ContactRecordLike } from '../src/contact-fields';
-import { escapeText, foldLine, parseVCards, structured, toVCard, unescapeText, unfold } from '../src/vcard/index';
+import {
+  escapeText,
+  foldLine,
+  parseVCards,
+  splitLines,
+  structured,
+  toVCard,
+  unescapeText,
+  unfold,
+  unfoldOctets,
+} from '../src/vcard/index';
 
 const record = (overrides: Partial<ContactRecordLike> = {}): ContactRecordLike => ({
   id: 42,
@@ -41,6 +51,14 @@ describe('vCard lines', () => {
     }
     expect(unfold(folded).join('')).toBe(line);
     expect(foldLine('FN:short')).toBe('FN:short\r\n');
+  });
+
+  it('unfolds octets: a fold inside a UTF-8 sequence (any line break, then one space or tab) rejoins it', () => {
+    const bytes = Buffer.from('FN:Fold \xC3\r\n \xA9x\nNOTE:a\n\tb\rc\r d\r\n\r\n  e', 'latin1');
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(unfoldOctets(bytes));
+    expect(text).toBe('FN:Fold éx\nNOTE:ab\rcd\r\n e');
+    // One pass only: the white space left at a line's start is that line's, not another fold.
+    expect(splitLines(text)).toEqual(['FN:Fold éx', 'NOTE:ab', 'cd', ' e']);
   });
 
   it('escapes and unescapes backslash, comma, semicolon and newlines', () => {

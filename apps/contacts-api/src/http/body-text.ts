@@ -13,6 +13,17 @@ export async function readBodyText(
   ctx: Context,
   options: { limit: number; tooLarge?: () => ApiError },
 ): Promise<string> {
+  return utf8Text(await readBodyBytes(ctx, options), 'The body');
+}
+
+/**
+ * The body's bytes, read as readBodyText reads them but not yet decoded: for a reader that must
+ * work on octets first (vCard unfolds a line folded inside a UTF-8 sequence), then utf8Text.
+ */
+export async function readBodyBytes(
+  ctx: Context,
+  options: { limit: number; tooLarge?: () => ApiError },
+): Promise<Buffer> {
   const tooLarge =
     options.tooLarge ??
     (() => new ApiError(413, 'payload_too_large', `The body must not be larger than ${megabytes(options.limit)}.`));
@@ -27,7 +38,7 @@ export async function readBodyText(
   } catch (error) {
     throw readError(error, tooLarge);
   }
-  return utf8Text(bytes, 'The body');
+  return bytes;
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });

@@ -38,6 +38,39 @@ export function unfold(text: string): string[] {
     .split('\n');
 }
 
+/** Text already unfolded, split at its line breaks (CRLF, or a bare LF or CR). */
+export function splitLines(text: string): string[] {
+  return text.replace(/\r\n|\r/g, '\n').split('\n');
+}
+
+const CR = 0x0d;
+const LF = 0x0a;
+const SPACE = 0x20;
+const TAB = 0x09;
+
+/**
+ * Unfolds the octets of a vCard before they are decoded (RFC 6350 §3.2): a line break (CRLF, or a
+ * bare LF or CR, as `unfold` reads them) followed by one space or tab is removed, in one pass.
+ * A writer that folds by octets may break inside a UTF-8 sequence, which is valid UTF-8 only once
+ * rejoined; decoded line by line first, such a file was refused as not UTF-8.
+ */
+export function unfoldOctets(bytes: Uint8Array): Uint8Array {
+  const out = new Uint8Array(bytes.length);
+  let length = 0;
+  for (let index = 0; index < bytes.length; index += 1) {
+    const byte = bytes[index]!;
+    if (byte === CR || byte === LF) {
+      const next = byte === CR && bytes[index + 1] === LF ? index + 2 : index + 1;
+      if (bytes[next] === SPACE || bytes[next] === TAB) {
+        index = next;
+        continue;
+      }
+    }
+    out[length++] = byte;
+  }
+  return out.subarray(0, length);
+}
+
 /**
  * A text value, escaped as RFC 6350 §3.4 requires: backslash, comma and newlines. A semicolon is
  * escaped only inside the components of a structured value (see `structured`); readers of a

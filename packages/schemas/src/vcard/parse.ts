@@ -38,10 +38,18 @@ const unterminated = (): ParsedCard => ({ ok: false, reason: 'The card has no EN
  * `unterminated`); an empty list when there is none.
  */
 export function parseVCards(text: string): ParsedCard[] {
+  return parseVCardLines(unfold(text));
+}
+
+/**
+ * parseVCards of lines already unfolded (see unfoldOctets): unfolding twice would join a line that
+ * begins with white space once unfolded to the line before it.
+ */
+export function parseVCardLines(lines: readonly string[]): ParsedCard[] {
   const cards: ParsedCard[] = [];
   let current: ContentLine[] | undefined;
   let broken = false;
-  for (const line of unfold(text)) {
+  for (const line of lines) {
     if (line.trim() === '') continue;
     const parsed = parseContentLine(line);
     if (parsed?.name === 'BEGIN' && parsed.value.trim().toUpperCase() === 'VCARD') {

@@ -4,9 +4,10 @@ import {
   contactCreateV4,
   type ParsedCard,
   parseContentLine,
-  parseVCards,
+  parseVCardLines,
+  splitLines,
   toVCard,
-  unfold,
+  unfoldOctets,
   type VCardContact,
   v4InputToChanges,
   validate,
@@ -16,7 +17,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { createContact } from '../../domain/contacts';
 import { DomainError } from '../../domain/errors';
-import { readBodyText, requireUtf8Charset, utf8Text } from '../../http/body-text';
+import { readBodyBytes, requireUtf8Charset, utf8Text } from '../../http/body-text';
 import { ApiError, validationFailed } from '../../http/errors';
 import { koaGuard } from '../../http/guard';
 import { parseMultipart } from '../../http/multipart';
@@ -55,7 +56,7 @@ export function vCardRoutes({ db, publicUrl, read, write, rateLimit }: RouteDepe
     operationId: 'importContacts',
     summary: `Creates contacts from vCard 3.0 or 4.0, in one transaction (at most ${IMPORT_LIMIT})`,
     scope: 'contacts:write',
-    // Read by readVCardBody(), not by the guard: a vCard is no JSON, and the file arrives in multipart.
+    // Read by readVCardLines(), not by the guard: a vCard is no JSON, and the file arrives in multipart.
     requestBody: {
       'text/vcard': { type: 'string' },
       'multipart/form-data': {
@@ -82,8 +83,8 @@ export function vCardRoutes({ db, publicUrl, read, write, rateLimit }: RouteDepe
     },
   });
   router.post('/v4/contacts/import', write, rateLimit, imported.middleware, async (ctx) => {
-    const text = await readVCardBody(ctx);
-    const cards = parseVCards(withoutFaxOrPager(text));
+    const lines = await readVCardLines(ctx);
+    const cards = parseVCardLines(lines.filter((line) => !isFaxOrPager(line)));
     // Only unterminated cards (or none): the body is no vCard file, not a file with bad cards.
     if (cards.every((card) => !card.ok && card.unterminated))
       throw validationFailed({ file: ['The body holds no complete vCard (BEGIN:VCARD … END:VCARD).'] });
@@ -187,42 +188,35 @@ function categoryMatcher(
 const NOT_A_PHONE = new Set(['fax', 'pager']);
 
 /**
- * The text without its TEL lines typed fax or pager (RFC 6350 §6.4.1; TYPE=FAX, or the bare 3.0
- * `TEL;FAX:`), which are no number to call: the reader takes the first home, untyped or cell TEL
- * as the personal number and the first work TEL as the work number. Lines are unfolded first and
- * joined again unchanged, except that a line still beginning with white space (which the reader
- * skips when blank and otherwise takes for a broken line) stays so rather than joining the one before.
+ * An unfolded TEL line typed fax or pager (RFC 6350 §6.4.1; TYPE=FAX, or the bare 3.0 `TEL;FAX:`),
+ * which is no number to call: the reader takes the first home, untyped or cell TEL as the personal
+ * number and the first work TEL as the work number, so such lines are left out before it reads.
  */
-function withoutFaxOrPager(text: string): string {
-  const lines = unfold(text);
-  const skipped = (line: string) => {
-    if (!/^(?:[A-Za-z0-9-]+\.)?TEL[;:]/i.test(line)) return false;
-    const parsed = parseContentLine(line);
-    return (parsed?.params.get('TYPE') ?? []).some((types) =>
-      types.split(',').some((type) => NOT_A_PHONE.has(type.trim().toLowerCase())),
-    );
-  };
-  if (!lines.some(skipped)) return text;
-  return lines
-    .filter((line) => !skipped(line))
-    .map((line) => (/^[ \t]/.test(line) ? (line.trim() === '' ? '' : ':') : line))
-    .join('\r\n');
+function isFaxOrPager(line: string): boolean {
+  if (!/^(?:[A-Za-z0-9-]+\.)?TEL[;:]/i.test(line)) return false;
+  const parsed = parseContentLine(line);
+  return (parsed?.params.get('TYPE') ?? []).some((types) =>
+    types.split(',').some((type) => NOT_A_PHONE.has(type.trim().toLowerCase())),
+  );
 }
 
 /**
- * The vCard text of an import: a text/vcard body, or the `file` field of a multipart form; read
- * as every body is (Content-Encoding undone, strict UTF-8: vCard 4.0 is UTF-8 only, RFC 6350 §3.1).
+ * The unfolded lines of an import: a text/vcard body, or the `file` field of a multipart form;
+ * read as every body is (Content-Encoding undone, strict UTF-8: vCard 4.0 is UTF-8 only, RFC 6350
+ * §3.1), except that the octets are unfolded before they are decoded (RFC 6350 §3.2: a fold may
+ * split a UTF-8 sequence). Bytes that are not UTF-8 once unfolded → 400.
  */
-async function readVCardBody(ctx: Context): Promise<string> {
+async function readVCardLines(ctx: Context): Promise<string[]> {
   if (ctx.is(VCARD_TYPES)) {
     requireUtf8Charset(ctx);
-    return readBodyText(ctx, { limit: MAX_IMPORT_BYTES, tooLarge });
+    const bytes = await readBodyBytes(ctx, { limit: MAX_IMPORT_BYTES, tooLarge });
+    return splitLines(utf8Text(unfoldOctets(bytes), 'The body'));
   }
   if (ctx.is('multipart/form-data')) {
     const body = await parseMultipart(ctx.req, { fileFields: ['file'], maxFileBytes: MAX_IMPORT_BYTES });
     const file = body.files.find((candidate) => candidate.field === 'file');
     if (!file) throw validationFailed({ file: ['Send the vCard file in the multipart field "file".'] });
-    return utf8Text(file.bytes, 'The file');
+    return splitLines(utf8Text(unfoldOctets(file.bytes), 'The file'));
   }
   throw new ApiError(415, 'unsupported_media_type', 'Send text/vcard, or multipart/form-data with a "file" field.');
 }
