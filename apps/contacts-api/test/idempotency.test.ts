@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { IDEMPOTENCY_KEY_TTL_SECONDS } from '@contacts/db';
+import { IDEMPOTENCY_KEY_TTL_SECONDS, insertIdempotencyRecord } from '@contacts/db';
 import { describe, expect, it } from 'vitest';
 import { aClient, aContact, type Client, JPEG, multipart } from './support/factories';
 import { useStack } from './support/use-stack';
@@ -113,6 +113,50 @@ describe('Idempotency-Key on POST /v4/contacts', () => {
 
     expect(await contactsNamed(world.client.member.id, `Second ${key}`)).toEqual([]);
     expect(await contactsNamed(world.client.member.id, `First ${key}`)).toEqual([first.body.data.id]);
+  });
+
+  it('replays a retry whose body parses to the same input: unknown fields, padding that is trimmed, null, empty or absent', async () => {
+    const key = randomUUID();
+    const name = `Parsed ${key}`;
+    const first = await create(world.client, key, { name, city: 'Oslo', business_category_id: null });
+    expect(first.status).toBe(201);
+    for (const retry of [
+      { name, city: 'Oslo', business_category_id: null, unknown_field: 'ignored' },
+      { name: `  ${name}\t`, city: ' Oslo ', business_category_id: null },
+      // A create's field sent null or empty creates what an absent one does: no value.
+      { name, city: 'Oslo' },
+      { name, city: 'Oslo', state: null, website: '', business_category_id: '' },
+    ]) {
+      const again = await create(world.client, key, retry);
+      expect(again.status, JSON.stringify(retry)).toBe(201);
+      expect(again.response.headers.get(REPLAYED)).toBe('true');
+      expect(again.body.data.id).toBe(first.body.data.id);
+    }
+    const other = await create(world.client, key, { name, city: 'Bergen' });
+    expect(other.status).toBe(422);
+    expect(other.body.error.code).toBe('idempotency_key_reused');
+    expect(await contactsNamed(world.client.member.id, name)).toEqual([first.body.data.id]);
+  });
+
+  it('never replays a record whose fingerprint was made by the former recipe (raw body fields): 422 instead', async () => {
+    const key = randomUUID();
+    const name = `Recorded before ${key}`;
+    const other = await aContact(world.stack.db, world.client.member, { name: `Other ${key}` });
+    // What the former requestFingerprint made of this very request: the body's fields and files.
+    const former = createHash('sha256')
+      .update(`POST /v4/contacts\n${JSON.stringify([{ name }, []])}`)
+      .digest('base64url');
+    await world.stack.db.transaction((trx) =>
+      insertIdempotencyRecord(trx, world.client.member.id, key, {
+        fingerprint: former,
+        status: 201,
+        resultIds: [other],
+      }),
+    );
+    const retry = await create(world.client, key, { name });
+    expect(retry.status).toBe(422);
+    expect(retry.body.error.code).toBe('idempotency_key_reused');
+    expect(await contactsNamed(world.client.member.id, name)).toEqual([]);
   });
 
   it('creates exactly one contact for many concurrent requests with one key; the others get 409 or the replay, never a 500', async () => {
@@ -303,6 +347,36 @@ describe('Idempotency-Key on POST /v4/contacts/batch', () => {
     const later = await send();
     expect(later.body.data[0]).toEqual({ id: createdA, deleted: true });
     expect(later.body.data.slice(1)).toEqual(first.body.data.slice(1));
+  });
+
+  it('replays a batch that parses to the same operations; an update sending null (clear) is not one leaving the field out (keep)', async () => {
+    const key = randomUUID();
+    const kept = await aContact(world.stack.db, world.client.member, { name: `Kept ${key}` });
+    const send = (operations: unknown[]) =>
+      world.client.json<Batch & Failure>('/v4/contacts/batch', {
+        method: 'POST',
+        headers: { 'idempotency-key': key },
+        json: { operations },
+      });
+    const first = await send([
+      { op: 'create', contact: { name: `Batched ${key}`, city: null } },
+      { op: 'update', id: kept, contact: { city: 'Bergen' } },
+    ]);
+    expect(first.status).toBe(200);
+    const again = await send([
+      { op: 'create', contact: { name: ` Batched ${key} `, extra: true } },
+      { op: 'update', id: kept, contact: { city: 'Bergen ', extra: 1 } },
+    ]);
+    expect(again.status).toBe(200);
+    expect(again.response.headers.get(REPLAYED)).toBe('true');
+    expect(again.body).toEqual(first.body);
+    const clearing = await send([
+      { op: 'create', contact: { name: `Batched ${key}` } },
+      { op: 'update', id: kept, contact: { city: 'Bergen', state: null } },
+    ]);
+    expect(clearing.status).toBe(422);
+    expect(clearing.body.error.code).toBe('idempotency_key_reused');
+    expect(await contactsNamed(world.client.member.id, `Batched ${key}`)).toHaveLength(1);
   });
 
   it('does not remember a refused batch', async () => {

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
-import { bodyOf } from './body';
 import { ApiError } from './errors';
 
 /**
@@ -60,21 +59,40 @@ function unquote(value: string): string {
 }
 
 /**
- * What identifies a request beside its key: method, path and a hash of the body as parsed (the
- * fields, keys sorted, and each file's bytes), so that a retry encoded differently — another
- * multipart boundary, other JSON spacing or key order — is still the same request.
+ * Names the fingerprint's recipe, and is hashed with it. Records written before it (a hash of the
+ * raw body fields) can then never equal a fingerprint made now: a retry of such a request within
+ * the key's lifetime is refused (422), never answered with another request's result.
  */
-export function requestFingerprint(ctx: Context): string {
-  const { fields, files } = bodyOf(ctx);
-  const content = JSON.stringify([
-    canonical(fields),
-    files.map((file) => [file.field, createHash('sha256').update(file.bytes).digest('base64url')]),
-  ]);
-  return createHash('sha256').update(`${ctx.method} ${ctx.path}\n${content}`).digest('base64url');
+const FINGERPRINT_FORMAT = 'parsed-input/2';
+
+/**
+ * What identifies a request beside its key: method, path and a hash of its input as validated
+ * (`input`: what the route goes on to write, bytes standing for themselves), every object's keys
+ * sorted. A retry that parses to the same input is the same request: other JSON spacing or key
+ * order, another multipart boundary, unknown fields (ignored), padding the validation trims, an
+ * id sent as a digit string.
+ */
+export function requestFingerprint(ctx: Context, input: unknown): string {
+  const content = JSON.stringify(canonical(input));
+  return createHash('sha256')
+    .update(`${FINGERPRINT_FORMAT}\n${ctx.method} ${ctx.path}\n${content}`)
+    .digest('base64url');
 }
 
-/** A JSON value with every object's keys in order, for a stable serialisation. */
+/**
+ * A create's fields without those that are null: a field sent null or empty (which validation
+ * makes null) creates what an absent one does, a contact without that value. Not for an update,
+ * where null clears the stored value and absent keeps it.
+ */
+export function asCreated<T extends object>(fields: T): WithoutNulls<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null)) as WithoutNulls<T>;
+}
+
+type WithoutNulls<T> = { [K in keyof T]: Exclude<T[K], null> };
+
+/** A value with every object's keys in order (and bytes as their hash), for a stable serialisation. */
 function canonical(value: unknown): unknown {
+  if (value instanceof Uint8Array) return `sha256:${createHash('sha256').update(value).digest('base64url')}`;
   if (Array.isArray(value)) return value.map(canonical);
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(

@@ -21,6 +21,7 @@ import { ApiError, validationFailed } from '../../http/errors';
 import { etagOf, ifMatchSatisfied, jsonWithEtag } from '../../http/etag';
 import { koaGuard } from '../../http/guard';
 import {
+  asCreated,
   IDEMPOTENT_REPLAYED_HEADER,
   keyRefusal,
   readIdempotencyKey,
@@ -109,7 +110,7 @@ export function batchRoutes({ db, publicUrl, write, rateLimit }: RouteDependenci
     }
     const outcome = await writeOncePerKey(
       db,
-      { memberId, key, fingerprint: requestFingerprint(ctx) },
+      { memberId, key, fingerprint: requestFingerprint(ctx, fingerprintInput(operations.value)) },
       (trx) => runAll(trx, memberId, operations.value),
       (results) => ({ status: 200, resultIds: results.map(rememberedIdOf) }),
     );
@@ -217,6 +218,16 @@ export function batchRoutes({ db, publicUrl, write, rateLimit }: RouteDependenci
   }
 
   return router;
+}
+
+/**
+ * The operations as the batch's fingerprint takes them: as validated, a create's null fields left
+ * out (they create what absent ones do); an update's kept, as null clears and absent keeps.
+ */
+function fingerprintInput(operations: readonly BatchOperationV4[]): BatchOperationV4[] {
+  return operations.map((operation) =>
+    operation.op === 'create' ? { op: 'create', contact: asCreated(operation.contact) } : operation,
+  );
 }
 
 /** The creates that follow one another from `start` on (none when the operation there is no create). */

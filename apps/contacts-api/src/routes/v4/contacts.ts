@@ -26,6 +26,7 @@ import { ApiError, validationFailed } from '../../http/errors';
 import { etagOf, etagOfJson, readPrecondition, writePrecondition } from '../../http/etag';
 import { koaGuard } from '../../http/guard';
 import {
+  asCreated,
   IDEMPOTENT_REPLAYED_HEADER,
   keyRefusal,
   readIdempotencyKey,
@@ -146,7 +147,11 @@ export function contactRoutes({ db, publicUrl, read, write, rateLimit }: RouteDe
       if (key === undefined) return sendCreated(ctx, await createContact(db, memberId, newContact, image));
       const outcome = await writeOncePerKey(
         db,
-        { memberId, key, fingerprint: requestFingerprint(ctx) },
+        {
+          memberId,
+          key,
+          fingerprint: requestFingerprint(ctx, { contact: asCreated(newContact), image: image?.bytes }),
+        },
         (trx) => createContact(trx, memberId, newContact, image),
         (record) => ({ status: 201, resultIds: [record.id] }),
       );
