@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { DomainError, notGroupMember } from '../src/domain/errors';
+import { batchRefusal } from '../src/routes/v4/batch-refusal';
 import { aCategory, aClient, aContact, aGroup, type Client } from './support/factories';
 import { useStack } from './support/use-stack';
 
@@ -295,5 +297,27 @@ describe('POST /v4/contacts/batch', () => {
     const reader = await aClient(world.stack, { scopes: ['contacts:read'] });
     const { status } = await batch(reader, [{ op: 'create', contact: { name: 'N' } }]);
     expect(status).toBe(403);
+  });
+});
+
+describe('batchRefusal', () => {
+  it("reports the group rule on the operation's contact.group_id (422), and no other forbidden rule there", () => {
+    const group = batchRefusal(notGroupMember(), 1);
+    expect([group.status, group.code, group.fields]).toEqual([
+      422,
+      'validation_failed',
+      { 'operations[1].contact.group_id': ['You are not a member of this group.'] },
+    ]);
+    // A refusal of another kind of forbidden (none a batch can meet yet) names the operation, not a field.
+    const other = batchRefusal(
+      new DomainError('forbidden', 'Only the member who created this contact can delete it.'),
+      2,
+    );
+    expect([other.status, other.code, other.message, other.fields]).toEqual([
+      403,
+      'forbidden',
+      'Operation 2: Only the member who created this contact can delete it.',
+      { 'operations[2]': ['Only the member who created this contact can delete it.'] },
+    ]);
   });
 });

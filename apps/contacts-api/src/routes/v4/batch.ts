@@ -1,7 +1,6 @@
 import { type ContactRecord, type Database, lockOwnedContacts } from '@contacts/db';
 import {
   type BatchOperationV4,
-  batchFieldKey,
   contactBatchOperationV4,
   contactBatchResultV4,
   contactBatchV4,
@@ -17,7 +16,7 @@ import { createContact, createContacts, deleteOwnedContact, updateContactFields 
 import { DomainError } from '../../domain/errors';
 import { contactsOfAnswer, writeOncePerKey } from '../../domain/idempotent-writes';
 import { parseBody } from '../../http/body';
-import { ApiError, validationFailed } from '../../http/errors';
+import { validationFailed } from '../../http/errors';
 import { etagOf, ifMatchSatisfied, jsonWithEtag } from '../../http/etag';
 import { koaGuard } from '../../http/guard';
 import {
@@ -29,6 +28,7 @@ import {
 } from '../../http/idempotency-key';
 import { callerOf, type RouteDependencies } from '../context';
 import { IDEMPOTENCY_ANSWERS, IDEMPOTENCY_KEY_PARAMETER, REPLAYED_HEADER, v4Error } from '../contract-parts';
+import { batchRefusal } from './batch-refusal';
 
 /**
  * One operation's result: a created or updated contact as its JSON text with its etag (serialised
@@ -159,7 +159,7 @@ export function batchRoutes({ db, publicUrl, write, rateLimit }: RouteDependenci
         try {
           done.push(await apply(trx, memberId, operation));
         } catch (error) {
-          throw error instanceof DomainError ? explain(error, index) : error;
+          throw error instanceof DomainError ? batchRefusal(error, index) : error;
         }
         index += 1;
       }
@@ -242,30 +242,4 @@ function createsFrom(
     creates.push(operation);
   }
   return creates;
-}
-
-/** A refused operation, as the batch's answer: 412 for a stale if_match, else 422 keyed by operation. */
-function explain(error: DomainError, index: number): ApiError {
-  const message = `Operation ${index}: ${error.message}`;
-  switch (error.kind) {
-    case 'precondition_failed':
-      // `fields` names the operation for a program, as a 422 does.
-      return new ApiError(412, 'precondition_failed', message, {
-        fields: { [batchFieldKey(index, 'if_match')]: [error.message] },
-      });
-    case 'not_found':
-      return validationFailed({ [batchFieldKey(index, 'id')]: [error.message] });
-    case 'forbidden':
-      // The only rule a contact write can break this way: linking a group the member is not in.
-      return validationFailed({ [batchFieldKey(index, 'contact', 'group_id')]: [error.message] });
-    case 'invalid': {
-      const fields = Object.fromEntries(
-        Object.entries(error.fields ?? { _: [error.message] }).map(([key, messages]) => [
-          batchFieldKey(index, 'contact', key === 'street' ? 'address' : key),
-          messages,
-        ]),
-      );
-      return validationFailed(fields);
-    }
-  }
 }
