@@ -177,10 +177,7 @@ export function batchRoutes({ db, publicUrl, write, rateLimit }: RouteDependenci
     creates: Array<Extract<BatchOperationV4, { op: 'create' }>>,
     done: BatchResult[],
   ): Promise<boolean> {
-    const contacts = creates.map((operation) => {
-      const changes = v4InputToChanges(operation.contact);
-      return changes as typeof changes & { name: string };
-    });
+    const contacts = creates.map((operation) => v4InputToChanges(operation.contact));
     try {
       const records = await trx.transaction((savepoint) => createContacts(savepoint, memberId, contacts));
       done.push(...records.map(resultOf));
@@ -195,7 +192,7 @@ export function batchRoutes({ db, publicUrl, write, rateLimit }: RouteDependenci
     switch (operation.op) {
       case 'create': {
         const changes = v4InputToChanges(operation.contact);
-        return resultOf(await createContact(trx, memberId, changes as typeof changes & { name: string }));
+        return resultOf(await createContact(trx, memberId, changes));
       }
       case 'update': {
         const changes = v4InputToChanges(operation.contact);

@@ -141,9 +141,7 @@ async function importCard(
   }
   const changes = v4InputToChanges(input.value);
   try {
-    const record = await trx.transaction((savepoint) =>
-      createContact(savepoint, memberId, changes as typeof changes & { name: string }),
-    );
+    const record = await trx.transaction((savepoint) => createContact(savepoint, memberId, changes));
     return { id: record.id };
   } catch (error) {
     if (error instanceof DomainError) return { reason: error.message };
