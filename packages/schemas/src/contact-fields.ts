@@ -2,7 +2,8 @@
  * The contact, defined once: every column of the contacts table that a client can write, in the
  * order the v4 answer lists them. The stored row and change types, the writable column list, the
  * v4 input schemas and the v4 serializer are derived from this table, so adding a field is a
- * migration plus one line here.
+ * migration plus one line here. The deprecated v3 takes its field rules from here too, but picks
+ * its fields by name (contact-input-v3.ts), so a new field does not reach v3's frozen contract.
  *
  * - `kind`: the stored type and the input rules (text: string up to `max`; email; url; date:
  *   YYYY-MM-DD; id: a positive integer referencing another table).

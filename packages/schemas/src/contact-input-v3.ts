@@ -1,27 +1,46 @@
 import { z } from 'zod';
 import type { ContactChanges, NewContact } from './contact-fields';
-import { contactCreateV4, contactFieldInput, contactUpdateV4, v4InputToChanges } from './contact-input';
+import { type ContactInputNames, contactCreateShape, contactInputToChanges, contactUpdateShape } from './contact-input';
 import { MAX_LIST_LIMIT } from './limits';
 
 /**
- * v3 input: v4's fields plus `referrer_id` (the member who invited the contact) and `street`
- * (which the v3 answer carries). v3's `address` is the street address, as in v4; when a client
- * sends both — typically a v3 object sent back, whose `address` is the joined full address —
- * `street` wins.
+ * v3's input names, each with the column it writes. v3 is deprecated and its input a frozen
+ * contract, so its names are listed here by hand rather than derived from CONTACT_FIELDS (as v4's
+ * are): a field added to the table is not in v3 unless it is added here deliberately. The rules
+ * of each field (kind, limits, required) still come from the column's line in CONTACT_FIELDS.
+ *
+ * These are v4's names when this list was written, in v4's order, plus `street` (which the v3 answer
+ * carries) and `referrer_id` (the member who invited the contact). v3's `address` is the street
+ * address, as in v4; when a client sends both — typically a v3 object sent back, whose `address`
+ * is the joined full address — `street` wins, being later in this list.
  */
-const v3OnlyFields = {
-  street: contactFieldInput('street', 'street').optional(),
-  referrer_id: contactFieldInput('referrer_id', 'referrer_id').optional(),
-};
+const V3_INPUT_NAMES = {
+  name: 'name',
+  email: 'email',
+  company_name: 'company_name',
+  personal_number: 'personal_number',
+  work_number: 'work_number',
+  website: 'website',
+  address: 'street',
+  city: 'city',
+  state: 'state',
+  zipcode: 'zipcode',
+  country: 'country',
+  business_category_id: 'business_category_id',
+  group_id: 'group_id',
+  join_date: 'join_date',
+  street: 'street',
+  referrer_id: 'referrer_id',
+} as const satisfies ContactInputNames;
 
 /** POST /v3/contacts: create, or update the caller's contact with the same e-mail. */
-export const contactCreateV3 = contactCreateV4
-  .extend(v3OnlyFields)
+export const contactCreateV3 = z
+  .object(contactCreateShape(V3_INPUT_NAMES))
   .describe('A contact, created or (same e-mail) updated. Only `name` is required; unknown fields are ignored.');
 
 /** PATCH /v3/contacts/{id}: only the fields sent change. */
-export const contactUpdateV3 = contactUpdateV4
-  .extend(v3OnlyFields)
+export const contactUpdateV3 = z
+  .object(contactUpdateShape(V3_INPUT_NAMES))
   .describe('The fields to change; the others keep their values. An optional field sent empty or null is cleared.');
 
 export type ContactCreateV3 = z.output<typeof contactCreateV3>;
@@ -31,11 +50,7 @@ export type ContactUpdateV3 = z.output<typeof contactUpdateV3>;
 export function v3InputToChanges(input: ContactCreateV3): NewContact;
 export function v3InputToChanges(input: ContactUpdateV3): ContactChanges;
 export function v3InputToChanges(input: ContactUpdateV3): ContactChanges {
-  const { street, referrer_id, ...common } = input;
-  const changes: ContactChanges = v4InputToChanges(common);
-  if (referrer_id !== undefined) changes.referrer_id = referrer_id;
-  if (street !== undefined) changes.street = street;
-  return changes;
+  return contactInputToChanges(V3_INPUT_NAMES, input);
 }
 
 /**

@@ -51,36 +51,74 @@ export function contactFieldInput<C extends ContactColumn>(column: C, name: stri
   return schema as FieldSchema<Fields[C]>;
 }
 
-const V4_COLUMNS = WRITABLE_CONTACT_COLUMNS.filter(
-  (column): column is V4Column => (CONTACT_FIELDS[column] as ContactFieldSpec).v4 !== false,
-);
-const v4NameOf = (column: V4Column): string => CONTACT_FIELDS[column].v4;
+/**
+ * An API version's input names, each mapped to the column it writes. The versions' schemas and
+ * their mappings to columns are built from such a map, so a version accepts exactly the names in
+ * its map, with the rules of the columns' lines in CONTACT_FIELDS.
+ */
+export type ContactInputNames = Readonly<Record<string, ContactColumn>>;
 
-type CreateShapeV4 = {
-  [C in V4Column as V4NameOf<C>]: Fields[C] extends { required: true }
-    ? FieldSchema<Fields[C]>
-    : z.ZodOptional<FieldSchema<Fields[C]>>;
+type CreateShape<M extends ContactInputNames> = {
+  -readonly [N in keyof M]: Fields[M[N]] extends { required: true }
+    ? FieldSchema<Fields[M[N]]>
+    : z.ZodOptional<FieldSchema<Fields[M[N]]>>;
 };
-type UpdateShapeV4 = { [C in V4Column as V4NameOf<C>]: z.ZodOptional<FieldSchema<Fields[C]>> };
+type UpdateShape<M extends ContactInputNames> = { -readonly [N in keyof M]: z.ZodOptional<FieldSchema<Fields[M[N]]>> };
 
-function v4Shape(requireRequired: boolean): Record<string, z.ZodType> {
+function inputShape(names: ContactInputNames, requireRequired: boolean): Record<string, z.ZodType> {
   const shape: Record<string, z.ZodType> = {};
-  for (const column of V4_COLUMNS) {
-    const schema = contactFieldInput(column, v4NameOf(column));
+  for (const [name, column] of Object.entries(names)) {
+    const schema = contactFieldInput(column, name);
     const required = (CONTACT_FIELDS[column] as ContactFieldSpec).required === true;
-    shape[v4NameOf(column)] = requireRequired && required ? schema : schema.optional();
+    shape[name] = requireRequired && required ? schema : schema.optional();
   }
   return shape;
 }
 
+/** A create's shape: the columns' required fields required, the others optional. */
+export function contactCreateShape<M extends ContactInputNames>(names: M): CreateShape<M> {
+  return inputShape(names, true) as CreateShape<M>;
+}
+
+/** An update's shape: every field optional. */
+export function contactUpdateShape<M extends ContactInputNames>(names: M): UpdateShape<M> {
+  return inputShape(names, false) as UpdateShape<M>;
+}
+
+/**
+ * Input to columns by a version's names, keeping "absent" (undefined) apart from "cleared"
+ * (null). Where two names write one column and both are sent, the one later in the map wins.
+ */
+export function contactInputToChanges(names: ContactInputNames, input: object): ContactChanges {
+  const changes: Record<string, unknown> = {};
+  const values = input as Record<string, unknown>;
+  for (const [name, column] of Object.entries(names)) {
+    const value = values[name];
+    if (value !== undefined) changes[column] = value;
+  }
+  return changes as ContactChanges;
+}
+
+/**
+ * v4's names, derived from CONTACT_FIELDS: a column is in v4 unless its line says `v4: false`,
+ * so a field added to the table is in v4 (and, deliberately, in no other version).
+ */
+type V4InputNames = { readonly [C in V4Column as V4NameOf<C>]: C };
+const V4_INPUT_NAMES = Object.fromEntries(
+  WRITABLE_CONTACT_COLUMNS.flatMap((column) => {
+    const name = (CONTACT_FIELDS[column] as ContactFieldSpec).v4;
+    return name === false ? [] : [[name, column]];
+  }),
+) as V4InputNames;
+
 /** POST /v4/contacts. Unknown fields are ignored (z.object strips them). */
 export const contactCreateV4 = z
-  .object(v4Shape(true) as CreateShapeV4)
+  .object(contactCreateShape(V4_INPUT_NAMES))
   .describe('A new contact. Only `name` is required; unknown fields are ignored.');
 
 /** POST /v4/contacts/{id}: only the fields sent change; `name`, when sent, cannot be emptied. */
 export const contactUpdateV4 = z
-  .object(v4Shape(false) as UpdateShapeV4)
+  .object(contactUpdateShape(V4_INPUT_NAMES))
   .describe('The fields to change; the others keep their values. An optional field sent empty or null is cleared.');
 
 export type ContactCreateV4 = z.output<typeof contactCreateV4>;
@@ -94,11 +132,5 @@ export type ContactUpdateV4 = z.output<typeof contactUpdateV4>;
 export function v4InputToChanges(input: ContactCreateV4): NewContact;
 export function v4InputToChanges(input: ContactUpdateV4): ContactChanges;
 export function v4InputToChanges(input: ContactUpdateV4): ContactChanges {
-  const changes: Record<string, unknown> = {};
-  const values = input as Record<string, unknown>;
-  for (const column of V4_COLUMNS) {
-    const value = values[v4NameOf(column)];
-    if (value !== undefined) changes[column] = value;
-  }
-  return changes as ContactChanges;
+  return contactInputToChanges(V4_INPUT_NAMES, input);
 }
