@@ -1,9 +1,11 @@
 import { type Audit, auditTrail } from '@contacts/auth';
 import {
   createLogger,
+  type DatabaseSettings,
   databaseSettingsFrom,
   describeMisspelling,
   environmentWith,
+  type Logger,
   SettingReads,
   withMisspellingHints,
 } from '@contacts/config';
@@ -45,25 +47,15 @@ export async function withCommandContext<T>(
   work: (context: CommandContext) => Promise<T>,
 ): Promise<T> {
   const reads = new SettingReads(env);
-  const { settings, logger } = (() => {
+  const { settings, logger, debug } = (() => {
     try {
-      options.readSettings?.(reads.env);
-      return {
-        settings: { ...databaseSettingsFrom(reads.env), dataDir: dataDirectory(reads.env) },
-        // The CLI logs nothing unless asked, and then on stderr: its stdout is the command's one JSON
-        // document, whatever LOG_LEVEL a deployment sets for every process (docker-compose's migrate).
-        logger: createLogger(
-          'cli',
-          environmentWith(reads.env, { LOG_LEVEL: reads.env.LOG_LEVEL || 'silent' }),
-          process.stderr,
-        ),
-      };
+      return readCommandSettings(reads.env, options.readSettings);
     } catch (error) {
       throw withMisspellingHints(error, reads);
     }
   })();
   // Progress (and knex's own messages) on stderr, with CLI_DEBUG=1 only.
-  const log = reads.env.CLI_DEBUG ? (message: string) => process.stderr.write(`${message}\n`) : () => {};
+  const log = debug ? (message: string) => process.stderr.write(`${message}\n`) : () => {};
   // Said always: why a command lingers (waiting for another that uses the database it started).
   const warn = (message: string) => process.stderr.write(`${message}\n`);
   // Before the database opens: DATABSE_URL would otherwise have the command change the embedded one.
@@ -83,4 +75,31 @@ export async function withCommandContext<T>(
   } finally {
     await database.close();
   }
+}
+
+/** What a command has read before anything opens. */
+export interface CommandSettings {
+  settings: DatabaseSettings & { dataDir: string };
+  logger: Logger;
+  /** CLI_DEBUG: progress on stderr. */
+  debug: boolean;
+}
+
+/**
+ * Every setting a command reads, all before anything opens: the command's own (readSettings),
+ * the database's, DATA_DIR, LOG_LEVEL and CLI_DEBUG. One function, so that the settings registry
+ * (settings-registry.ts) finds what the CLI reads by running it.
+ */
+export function readCommandSettings(
+  env: NodeJS.ProcessEnv,
+  readSettings?: ((env: NodeJS.ProcessEnv) => unknown) | undefined,
+): CommandSettings {
+  readSettings?.(env);
+  return {
+    settings: { ...databaseSettingsFrom(env), dataDir: dataDirectory(env) },
+    // The CLI logs nothing unless asked, and then on stderr: its stdout is the command's one JSON
+    // document, whatever LOG_LEVEL a deployment sets for every process (docker-compose's migrate).
+    logger: createLogger('cli', environmentWith(env, { LOG_LEVEL: env.LOG_LEVEL || 'silent' }), process.stderr),
+    debug: Boolean(env.CLI_DEBUG),
+  };
 }

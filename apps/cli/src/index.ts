@@ -1,1 +1,2 @@
 export { commands } from './commands/index';
+export { SETTINGS_PROCESSES, type SettingsProcess, settingsReadBy } from './settings-registry';

@@ -24,6 +24,14 @@ export class SettingReads {
     });
   }
 
+  /**
+   * Every name read so far, in the order first read: the settings of the code that read through
+   * `env` (what the documentation tests compare the README and docker-compose.yml with).
+   */
+  names(): string[] {
+    return [...this.#read];
+  }
+
   /** Variables set but never read whose name is that close to one read: each with the setting it likely meant. */
   misspellings(): Misspelling[] {
     const found: Misspelling[] = [];
