@@ -1,7 +1,7 @@
 import { connectTestRedis, TEST_RATE_LIMIT_WINDOW_SECONDS, TEST_REDIS_URL } from '@contacts/db/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AUTHORIZATION_RATE_LIMIT } from '../src/http/authorization-rate-limit';
-import { clientKey } from '../src/http/token-rate-limit';
+import { ADDRESS_ALLOWANCE_IN_CLIENTS, clientKey } from '../src/http/token-rate-limit';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import { anApplication, type TestApplication } from './support/factories';
 import { authorizeUrl, discover } from './support/oauth-client';
@@ -87,6 +87,27 @@ describe('token endpoint rate limit per client', () => {
     const own = await form(refresh, { authorization: basic(victim) });
     expect(((await own.json()) as { error: string }).error).toBe('invalid_grant');
     expect(own.headers.get('ratelimit-remaining')).toBe('3');
+  });
+
+  it("gives an address no more than ten clients' allowance, however many client_ids it makes up", async () => {
+    const caller = { 'x-forwarded-for': '198.51.100.99' };
+    const made = (n: number) =>
+      form({ grant_type: 'refresh_token', refresh_token: 'x', client_id: `made-up-${n}`, client_secret: 's' }, caller);
+    const allowance = 4 * ADDRESS_ALLOWANCE_IN_CLIENTS;
+    for (let n = 0; n < allowance; n++) expect((await made(n)).status).toBe(401);
+    const refused = await made(allowance);
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({
+      error: 'rate_limited',
+      error_description: expect.stringContaining('too many token requests from this address'),
+    });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Other addresses are not affected.
+    const elsewhere = await form(
+      { grant_type: 'refresh_token', refresh_token: 'x' },
+      { authorization: basic(app), 'x-forwarded-for': '198.51.100.100' },
+    );
+    expect(elsewhere.status).toBe(400);
   });
 
   it("counts every spelling of the token endpoint (oidc-provider's router ignores case and one trailing slash)", async () => {

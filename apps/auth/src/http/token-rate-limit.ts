@@ -21,6 +21,11 @@ import { isTokenRequest, preReadTokenForm } from './token-request-body';
  * Answers carry RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; over the limit:
  * 429 {"error":"rate_limited","error_description"} with Retry-After.
  *
+ * [security] And per address over every client_id it names, at ADDRESS_ALLOWANCE_IN_CLIENTS
+ * times the limit: the client_id is the caller's choice, so a new made-up one per request had an
+ * allowance of its own each time (3,000 requests at ~500 a second, none refused, each a lookup
+ * and a counter row).
+ *
  * The counter key is `client:` and the SHA-256 of the client_id, never the client_id itself: it
  * is whatever the caller sent, and every key goes to the store in one shared statement, so a
  * single id the store refuses (a NUL, which PostgreSQL text cannot hold; more than the key
@@ -29,7 +34,14 @@ import { isTokenRequest, preReadTokenForm } from './token-request-body';
  */
 export function tokenRateLimit(provider: Provider, db: Database, limit: RateLimit | undefined, logger: Logger) {
   if (!limit) return (_ctx: Context, next: Next) => next();
-  const limiter = sharedRateLimiter(db, limit, 'token_client', (message) => logger.warn(message));
+  const warn = (message: string) => logger.warn(message);
+  const limiter = sharedRateLimiter(db, limit, 'token_client', warn);
+  const perAddress = sharedRateLimiter(
+    db,
+    { ...limit, points: limit.points * ADDRESS_ALLOWANCE_IN_CLIENTS },
+    'token_address',
+    warn,
+  );
   const isToken = isTokenRequest(provider);
 
   return async function rateLimitTokenEndpoint(ctx: Context, next: Next) {
@@ -38,14 +50,18 @@ export function tokenRateLimit(provider: Provider, db: Database, limit: RateLimi
     if (!read) return;
     const clientId = clientIdOf(ctx.get('authorization'), read.body);
     const address = addressKey(ctx.ip);
+    // A request naming no client is counted by its address alone, in the first limiter.
     const verdict = limiter.consume(clientId === undefined ? address : clientKey(clientId, address));
-    if (!verdict.allowed) {
-      const reset = verdict.headers['RateLimit-Reset'];
-      ctx.set({ ...verdict.headers, 'Retry-After': reset, 'Cache-Control': 'no-store' });
+    const addressVerdict = clientId === undefined ? verdict : perAddress.consume(address);
+    const refusal = !verdict.allowed ? verdict : !addressVerdict.allowed ? addressVerdict : undefined;
+    if (refusal) {
+      const reset = refusal.headers['RateLimit-Reset'];
+      ctx.set({ ...refusal.headers, 'Retry-After': reset, 'Cache-Control': 'no-store' });
       ctx.status = 429;
+      const what = refusal === verdict ? 'for this client from this address' : 'from this address';
       ctx.body = {
         error: 'rate_limited',
-        error_description: `too many token requests for this client from this address; try again in ${reset} s`,
+        error_description: `too many token requests ${what}; try again in ${reset} s`,
       };
       return;
     }
@@ -53,6 +69,9 @@ export function tokenRateLimit(provider: Provider, db: Database, limit: RateLimi
     await next();
   };
 }
+
+/** A caller address's token requests, over all the client_ids it names: this many clients' worth. */
+export const ADDRESS_ALLOWANCE_IN_CLIENTS = 10;
 
 /**
  * A key the store can always hold, whatever the client_id: `client:`, 43 characters of base64url,
