@@ -82,8 +82,13 @@ export function rfc3339(date: Date): string {
   return date.toISOString();
 }
 
+/** A contact's own URL: its Location when created, its vCard UID, and the base of its image's. */
+export function contactUrl(publicUrl: string, contactId: number): string {
+  return `${publicUrl.replace(/\/$/, '')}/v4/contacts/${contactId}`;
+}
+
 export function contactImageUrl(publicUrl: string, contactId: number): string {
-  return `${publicUrl.replace(/\/$/, '')}/v4/contacts/${contactId}/image`;
+  return `${contactUrl(publicUrl, contactId)}/image`;
 }
 
 /** A guest's image as the group's members read it (the contact belongs to another member). */

@@ -1,5 +1,5 @@
 import type { ContactRecordLike } from '../contact-fields';
-import { contactImageUrl, rfc3339 } from '../contact-v4';
+import { contactImageUrl, contactUrl, rfc3339 } from '../contact-v4';
 import { escapeText, foldLine, structured } from './lines';
 
 /**
@@ -22,8 +22,12 @@ import { escapeText, foldLine, structured } from './lines';
  * | REV                        | updated_at                                                     |
  */
 export function toVCard(record: ContactRecordLike, options: { publicUrl: string }): string {
-  const base = options.publicUrl.replace(/\/$/, '');
-  const lines = ['BEGIN:VCARD', 'VERSION:4.0', `UID:${base}/v4/contacts/${record.id}`, `FN:${escapeText(record.name)}`];
+  const lines = [
+    'BEGIN:VCARD',
+    'VERSION:4.0',
+    `UID:${contactUrl(options.publicUrl, record.id)}`,
+    `FN:${escapeText(record.name)}`,
+  ];
   lines.push(`N:${structured(splitName(record.name))};;;`);
   if (record.email) lines.push(`EMAIL:${escapeText(record.email)}`);
   if (record.personal_number) lines.push(`TEL;TYPE=home:${escapeText(record.personal_number)}`);
@@ -35,7 +39,7 @@ export function toVCard(record: ContactRecordLike, options: { publicUrl: string 
   if (record.business_category_name) lines.push(`CATEGORIES:${escapeText(record.business_category_name)}`);
   if (record.join_date) lines.push(`X-CONTACTS-JOIN-DATE:${record.join_date}`);
   if (record.group_id !== null) lines.push(`X-CONTACTS-GROUP-ID:${record.group_id}`);
-  if (record.image_sha256 !== null) lines.push(`PHOTO:${contactImageUrl(base, record.id)}`);
+  if (record.image_sha256 !== null) lines.push(`PHOTO:${contactImageUrl(options.publicUrl, record.id)}`);
   lines.push(`REV:${rfc3339(record.updated_at).replace(/[-:]/g, '').replace(/\.\d+/, '')}`);
   lines.push('END:VCARD');
   return lines.map(foldLine).join('');

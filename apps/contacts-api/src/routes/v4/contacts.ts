@@ -4,6 +4,7 @@ import {
   contactCreateV4,
   contactListV4Meta,
   contactUpdateV4,
+  contactUrl,
   contactV4,
   deleteContactsResultV4,
   deleteContactsV4,
@@ -128,7 +129,7 @@ export function contactRoutes({ db, publicUrl, read, write, rateLimit }: RouteDe
     },
   });
   const sendCreated = (ctx: Context, record: ContactRecord, status = 201) => {
-    ctx.set('Location', `${publicUrl}/v4/contacts/${record.id}`);
+    ctx.set('Location', contactUrl(publicUrl, record.id));
     sendOne(ctx, status, serialize(record));
   };
   router.post(
