@@ -1,7 +1,6 @@
 import type { Logger } from '@contacts/config';
 import {
   createServiceMetrics,
-  DEFAULT_SYNC_TOKEN_TTL_SECONDS,
   type HealthAnswer,
   healthEndpoints,
   janitorMetrics,
@@ -108,7 +107,7 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
     batchRoutes(dependencies),
     vCardRoutes(dependencies),
     changeRoutes(dependencies, {
-      syncTokenTtlSeconds: config.syncTokenTtlSeconds ?? DEFAULT_SYNC_TOKEN_TTL_SECONDS,
+      syncTokenTtlSeconds: config.syncTokenTtlSeconds,
     }),
     contactRoutes(dependencies),
     imageRoutes(dependencies),

@@ -32,7 +32,7 @@ export interface ContactsApiConfig {
    */
   invalidTokenLimit?: RateLimit | undefined;
   /** How long a change-feed sync token stays usable (SYNC_TOKEN_TTL, seconds; default 30 days). */
-  syncTokenTtlSeconds?: number;
+  syncTokenTtlSeconds: number;
   /** When this process runs the janitor (JANITOR_INTERVAL, AUDIT_RETENTION_DAYS); undefined: never. */
   janitor?: JanitorSettings | undefined;
   /** The database settings, MIGRATE_ON_START, SHUTDOWN_TIMEOUT, for main.ts (tests build a server without it). */

@@ -14,7 +14,8 @@ import {
   startEmbeddedDatabase,
 } from '@contacts/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ContactsApi, createContactsApi, introspectionCredentials } from '../src/index';
+import { type ContactsApi, createContactsApi } from '../src/index';
+import { testApiConfig } from './support/api-config';
 import { waitFor } from './support/servers';
 
 /**
@@ -79,13 +80,7 @@ beforeAll(async () => {
   api = await createContactsApi({
     db,
     logger,
-    config: {
-      port: 0,
-      publicUrl: apiUrl,
-      authUrl,
-      authInternalUrl: authUrl,
-      ...introspectionCredentials(secrets),
-    },
+    config: await testApiConfig({ publicUrl: apiUrl, authUrl }, secrets),
   });
   apiServer.on('request', api.app.callback());
   await waitFor(() => api.revocations.listening, 10_000);

@@ -6,8 +6,9 @@ import { createLogger } from '@contacts/config';
 import { DEFAULT_FLUSH_INTERVAL_MS, tokenHash } from '@contacts/db';
 import { connectTestRedis, TEST_RATE_LIMIT_WINDOW_SECONDS, TEST_REDIS_URL } from '@contacts/db/testing';
 import { describe, expect, it, vi } from 'vitest';
-import { createContactsApi, introspectionCredentials } from '../src/index';
+import { createContactsApi } from '../src/index';
 import { V3_DEPRECATED_AT } from '../src/routes/v3/deprecation';
+import { testApiConfig } from './support/api-config';
 import { aClient } from './support/factories';
 import { startStack } from './support/servers';
 import { useStack } from './support/use-stack';
@@ -56,14 +57,13 @@ describe('rate limit per token', () => {
     const authConfig = await loadAuthConfig({ NODE_ENV: 'test', DATA_DIR: '/tmp/contacts-api-test-auth' }, { port: 0 });
     const replica = await createContactsApi({
       db: world.stack.db,
-      config: {
-        port: 0,
-        publicUrl: 'http://replica.test',
-        authUrl: world.stack.authUrl,
-        authInternalUrl: world.stack.authUrl,
-        ...introspectionCredentials(authConfig.secrets),
-        apiRateLimit: { points: 5, duration: TEST_RATE_LIMIT_WINDOW_SECONDS },
-      },
+      config: await testApiConfig(
+        { publicUrl: 'http://replica.test', authUrl: world.stack.authUrl },
+        authConfig.secrets,
+        {
+          apiRateLimit: { points: 5, duration: TEST_RATE_LIMIT_WINDOW_SECONDS },
+        },
+      ),
       logger: createLogger('test', { NODE_ENV: 'test' }),
     });
     const server = createServer(replica.app.callback());

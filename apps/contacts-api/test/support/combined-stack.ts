@@ -4,7 +4,8 @@ import { type AuthServer, createAuthServer, loadAuthConfig } from '@contacts/aut
 import { createLogger, isContactsApiPath } from '@contacts/config';
 import type { Database } from '@contacts/db';
 import { createTestDatabase } from '@contacts/db/testing';
-import { type ContactsApi, createContactsApi, introspectionCredentials } from '../../src/index';
+import { type ContactsApi, createContactsApi } from '../../src/index';
+import { testApiConfig } from './api-config';
 import { waitFor } from './servers';
 
 /**
@@ -33,13 +34,7 @@ export async function startCombinedStack(): Promise<CombinedStack> {
   const api: ContactsApi = await createContactsApi({
     db: database.db,
     logger,
-    config: {
-      port: 0,
-      publicUrl: baseUrl,
-      authUrl: baseUrl,
-      authInternalUrl: baseUrl,
-      ...introspectionCredentials(authConfig.secrets),
-    },
+    config: await testApiConfig({ publicUrl: baseUrl, authUrl: baseUrl }, authConfig.secrets),
   });
   const toApi = api.app.callback();
   const toAuth = auth.app.callback();

@@ -4,7 +4,8 @@ import type { RateLimit } from '@contacts/config';
 import { createLogger } from '@contacts/config';
 import type { Database } from '@contacts/db';
 import { createTestDatabase, type TestDatabase } from '@contacts/db/testing';
-import { type ContactsApi, type ContactsApiConfig, createContactsApi, introspectionCredentials } from '../../src/index';
+import { type ContactsApi, type ContactsApiConfig, createContactsApi } from '../../src/index';
+import { testApiConfig } from './api-config';
 
 /**
  * A real authorization server and a real contacts API on one test database, each on its own
@@ -64,22 +65,23 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 
   // The API's public URL must be known before it starts (image_url); reserve the port first.
   const apiListener = await listen(() => {});
-  const config: ContactsApiConfig = {
-    port: 0,
-    publicUrl: apiListener.url,
-    authUrl: authListener.url,
-    authInternalUrl: options.authInternalUrlIsTheApi ? apiListener.url : authListener.url,
-    ...introspectionCredentials(
-      options.wrongIntrospectionSecret
-        ? {
-            ...authConfig.secrets,
-            introspectionClientSecrets: [`${authConfig.secrets.introspectionClientSecrets[0]}-not`],
-          }
-        : authConfig.secrets,
-    ),
-    ...(options.apiRateLimit ? { apiRateLimit: options.apiRateLimit } : {}),
-    ...(options.invalidTokenLimit ? { invalidTokenLimit: options.invalidTokenLimit } : {}),
-  };
+  const config = await testApiConfig(
+    {
+      publicUrl: apiListener.url,
+      authUrl: authListener.url,
+      authInternalUrl: options.authInternalUrlIsTheApi ? apiListener.url : authListener.url,
+    },
+    options.wrongIntrospectionSecret
+      ? {
+          ...authConfig.secrets,
+          introspectionClientSecrets: [`${authConfig.secrets.introspectionClientSecrets[0]}-not`],
+        }
+      : authConfig.secrets,
+    {
+      ...(options.apiRateLimit ? { apiRateLimit: options.apiRateLimit } : {}),
+      ...(options.invalidTokenLimit ? { invalidTokenLimit: options.invalidTokenLimit } : {}),
+    },
+  );
   const api = await createContactsApi({ db: database.db, config, logger });
   apiListener.server.removeAllListeners('request');
   apiListener.server.on('request', api.app.callback());
