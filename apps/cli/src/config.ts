@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { type AuthConfig, loadAuthConfig } from '@contacts/auth';
 import {
   ConfigError,
@@ -34,17 +35,24 @@ export async function platformSettingsFrom(env: NodeJS.ProcessEnv): Promise<Plat
   const port = portFrom(env, 'PORT', 3000);
   const publicUrl = urlFrom(env, 'PUBLIC_URL', `http://localhost:${port}`);
   // The services' environment: one base URL for both, the auth server reached in-process.
+  const ownUrl = ownAddressUrl(env.LISTEN_ADDRESS, port);
   const servicesEnv = environmentWith(env, {
     PORT: String(port),
     PUBLIC_URL: publicUrl,
     AUTH_URL: publicUrl,
-    AUTH_INTERNAL_URL: urlFrom(env, 'AUTH_INTERNAL_URL', `http://127.0.0.1:${port}`),
+    AUTH_INTERNAL_URL: ownUrl,
   });
   const logger = createLogger('platform', env);
-  // One base URL for both services here: AUTH_URL is PUBLIC_URL, whatever was set.
+  // One process serves both: AUTH_URL is PUBLIC_URL, and the API introspects at this process's
+  // own address, whatever was set (a service's .env left in the environment, say).
   if (env.AUTH_URL && env.AUTH_URL !== publicUrl) {
     logger.warn(
       `AUTH_URL is set ("${env.AUTH_URL}") but not used: pnpm start serves both services under one base URL, PUBLIC_URL (${publicUrl}); set PUBLIC_URL instead`,
+    );
+  }
+  if (env.AUTH_INTERNAL_URL && env.AUTH_INTERNAL_URL !== ownUrl) {
+    logger.warn(
+      `AUTH_INTERNAL_URL is set ("${env.AUTH_INTERNAL_URL}") but not used: pnpm start serves the authorization server itself, and the API reaches it at ${ownUrl}`,
     );
   }
   // The auth server first: it needs all four production secrets, so its refusal names each missing one.
@@ -60,6 +68,18 @@ export async function platformSettingsFrom(env: NodeJS.ProcessEnv): Promise<Plat
     runtime: checkedRuntime(auth.runtime ?? serviceRuntimeFrom(servicesEnv), port),
     logger,
   };
+}
+
+/**
+ * Where this process reaches itself: at LISTEN_ADDRESS when it names one address (::1, or one
+ * of the host's), since nothing else answers there; on every interface (no address, 0.0.0.0,
+ * ::), at 127.0.0.1. A malformed LISTEN_ADDRESS is refused by serviceRuntimeFrom.
+ */
+function ownAddressUrl(listenAddress: string | undefined, port: number): string {
+  if (!listenAddress || listenAddress === '0.0.0.0' || listenAddress === '::' || isIP(listenAddress) === 0) {
+    return `http://127.0.0.1:${port}`;
+  }
+  return isIP(listenAddress) === 6 ? `http://[${listenAddress}]:${port}` : `http://${listenAddress}:${port}`;
 }
 
 /** The embedded database and the product cannot listen on one port (it looked like another program's). */

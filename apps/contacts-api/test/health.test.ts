@@ -1,11 +1,37 @@
+import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { IntrospectionCredentialsRefused, introspectionCredentialsCheck } from '../src/auth/introspection';
+import {
+  AuthServerUnavailable,
+  IntrospectionCredentialsRefused,
+  introspectionClient,
+  introspectionCredentialsCheck,
+} from '../src/auth/introspection';
 import { type StackOptions, startStack } from './support/servers';
 import { useStack } from './support/use-stack';
 
 const world = useStack({ client: false });
 
 describe('contacts-api health endpoints', () => {
+  it('names the URL and the reason when the authorization server cannot be reached', async () => {
+    // A port nothing listens on: taken, then let go.
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as { port: number };
+        probe.close(() => resolve(port));
+      });
+    });
+    const introspect = introspectionClient({
+      authInternalUrl: `http://127.0.0.1:${port}`,
+      clientId: 'c',
+      clientSecret: 's',
+    });
+    const failure = await introspect('a-token').catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(AuthServerUnavailable);
+    expect((failure as Error).message).toMatch(
+      new RegExp(`^introspection request to http://127\\.0\\.0\\.1:${port}/oauth/introspect failed: .*ECONNREFUSED`),
+    );
+  });
+
   it('says it is alive, and ready when the schema is current and the auth server answers', async () => {
     expect(await (await fetch(`${world.stack.apiUrl}/healthz`)).json()).toEqual({
       status: 'ok',

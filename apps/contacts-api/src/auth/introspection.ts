@@ -51,7 +51,7 @@ export function introspectionClient(options: IntrospectionClientOptions): Intros
         signal: AbortSignal.timeout(options.timeoutMs ?? 5_000),
       });
     } catch (error) {
-      throw new AuthServerUnavailable(`introspection request failed: ${(error as Error).message}`);
+      throw new AuthServerUnavailable(`introspection request to ${url} failed: ${failureOf(error)}`);
     }
     if (!response.ok) {
       await response.body?.cancel();
@@ -135,4 +135,16 @@ function dpopThumbprintOf(cnf: unknown): string | undefined {
   if (cnf === null || typeof cnf !== 'object') return undefined;
   const jkt = (cnf as Record<string, unknown>).jkt;
   return typeof jkt === 'string' && jkt !== '' ? jkt : undefined;
+}
+
+/**
+ * Why a fetch failed, for the operator: undici says only "fetch failed" and keeps the reason
+ * (ECONNREFUSED 127.0.0.1:3001, a timeout, …) in its cause.
+ */
+function failureOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? error.cause : undefined;
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  if (!cause) return error.message;
+  return `${error.message} (${typeof code === 'string' ? `${code}: ` : ''}${cause.message})`;
 }
