@@ -115,11 +115,23 @@ export function serviceUrlFrom(
 ): string | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
+  // URL parsing trims and the driver does not: " postgres://…" failed as an unknown host "base".
+  if (raw !== raw.trim()) {
+    throw new ConfigError(
+      `${name} has a space at its start or end (${form}), got "${withoutPassword(raw)}": remove it (a copy-paste left it there)`,
+    );
+  }
   const port = portOf(raw);
   if (port !== undefined && (port < 1 || port > 65535)) {
     throw new ConfigError(`${name} must name a port from 1 to 65535 (${form}), got "${withoutPassword(raw)}"`);
   }
   const parsed = URL.parse(raw);
+  // `scheme:/db` names no server at all (`scheme:///db`, PostgreSQL's local socket, does).
+  if (parsed && schemes.includes(parsed.protocol) && !raw.slice(parsed.protocol.length).startsWith('//')) {
+    throw new ConfigError(
+      `${name} must name its server after ${parsed.protocol}// (${form}), got "${withoutPassword(raw)}"`,
+    );
+  }
   if (parsed && schemes.includes(parsed.protocol)) return raw;
   const names = schemes.map((scheme) => `${scheme}//`).join(' or ');
   // The right scheme, yet no URL: almost always a password holding a character URLs reserve.

@@ -65,6 +65,19 @@ describe('settings read from the environment', () => {
       { DATABASE_URL: 'postgresql://[::1]:0/contacts' },
       'DATABASE_URL must name a port from 1 to 65535 (postgres://user:password@host:5432/database), got "postgresql://[::1]:0/contacts"',
     ],
+    [
+      // Copy-pasted with a space: URL parsing trims it, the driver does not.
+      { DATABASE_URL: ' postgres://contacts:s3cret@db/contacts' },
+      'DATABASE_URL has a space at its start or end (postgres://user:password@host:5432/database), got " postgres://contacts:***@db/contacts": remove it (a copy-paste left it there)',
+    ],
+    [
+      { DATABASE_URL: 'postgres://db/contacts ' },
+      'DATABASE_URL has a space at its start or end (postgres://user:password@host:5432/database), got "postgres://db/contacts ": remove it (a copy-paste left it there)',
+    ],
+    [
+      { DATABASE_URL: 'postgres:/contacts' },
+      'DATABASE_URL must name its server after postgres:// (postgres://user:password@host:5432/database), got "postgres:/contacts"',
+    ],
     [{ NODE_ENV: 'prod' }, 'NODE_ENV must be one of production, development, test (or unset: development), got "prod"'],
     [
       { NODE_ENV: 'production' },
@@ -76,6 +89,10 @@ describe('settings read from the environment', () => {
 
   it('reads the database settings, DATABASE_URL unset meaning the embedded database', () => {
     expect(databaseSettingsFrom({})).toEqual({ url: undefined, embeddedPort: 54329, poolMax: 10 });
+    // PostgreSQL's local socket: no host between the slashes.
+    expect(databaseSettingsFrom({ DATABASE_URL: 'postgres:///contacts?host=/var/run/postgresql' }).url).toBe(
+      'postgres:///contacts?host=/var/run/postgresql',
+    );
     expect(
       databaseSettingsFrom({ DATABASE_URL: 'postgresql://u:p@db:5433/c', EMBEDDED_PG_PORT: '6000', DB_POOL_MAX: '3' }),
     ).toEqual({ url: 'postgresql://u:p@db:5433/c', embeddedPort: 6000, poolMax: 3 });
