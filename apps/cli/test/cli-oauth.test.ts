@@ -145,4 +145,15 @@ describe('pnpm cli client and token commands', () => {
     expect(token_request).toMatch(/^curl -s http:\/\/\S+\/oauth\/token -d grant_type=authorization_code -d code=CODE /);
     expect(token_request).toContain(`-d client_id=${client.client_id}`);
   });
+
+  it('sets up a demo for a product on a high PORT too, its redirect URI on a port that exists', async () => {
+    const members = async () => Number((await database.db('members').count({ n: '*' }).first())?.n);
+    const before = await members();
+    const run = await runCli(['demo'], { ...env, PORT: '65000' });
+    expect(run.code).toBe(0);
+    expect((run.json as { client: { redirect_uris: string[] } }).client.redirect_uris).toEqual([
+      'http://localhost:64000/callback',
+    ]);
+    expect(await members()).toBe(before + 1);
+  });
 });

@@ -21,20 +21,29 @@ export const demoCommand: Command = {
     // PUBLIC_URL is given here, else as these settings say. Read before anything is written.
     const running = env.PORT || env.PUBLIC_URL ? undefined : runningPlatformUrl(dataDirectory(env));
     const publicUrl = running ?? urlFrom(env, 'PUBLIC_URL', `http://localhost:${portFrom(env, 'PORT', 3000)}`);
-    const port = running ? Number(new URL(running).port || 80) : portFrom(env, 'PORT', 3000);
+    const runningUrl = running === undefined ? undefined : new URL(running);
+    const port = runningUrl
+      ? Number(runningUrl.port || (runningUrl.protocol === 'https:' ? 443 : 80))
+      : portFrom(env, 'PORT', 3000);
+    // Nothing listens there: any port other than the product's will do, within 1–65535.
+    const redirectUri = `http://localhost:${port <= 64535 ? port + 1000 : port - 1000}/callback`;
     const suffix = randomBytes(3).toString('hex');
     const password = randomBytes(9).toString('base64url');
-    const member = await registerMember(db, { email: `demo-${suffix}@example.com`, name: 'Demo Member', password });
-    const group = await createGroup(db, { name: `Demo group ${suffix}` });
-    await addMemberToGroup(db, { group: group.id, member: member.id });
-    const categories = [];
-    for (const name of ['Retail', 'Services', 'Technology']) {
-      categories.push(await createBusinessCategory(db, { name: `${name} ${suffix}` }));
-    }
-    const client = await registerClient(db, {
-      ownerId: member.id,
-      name: 'Demo application',
-      redirectUris: [`http://localhost:${port + 1000}/callback`],
+    // All or nothing: a refusal half-way must not leave half a demo behind.
+    const { member, group, categories, client } = await db.transaction(async (trx) => {
+      const member = await registerMember(trx, { email: `demo-${suffix}@example.com`, name: 'Demo Member', password });
+      const group = await createGroup(trx, { name: `Demo group ${suffix}` });
+      await addMemberToGroup(trx, { group: group.id, member: member.id });
+      const categories = [];
+      for (const name of ['Retail', 'Services', 'Technology']) {
+        categories.push(await createBusinessCategory(trx, { name: `${name} ${suffix}` }));
+      }
+      const client = await registerClient(trx, {
+        ownerId: member.id,
+        name: 'Demo application',
+        redirectUris: [redirectUri],
+      });
+      return { member, group, categories, client };
     });
     const encodedRedirectUri = encodeURIComponent(client.redirect_uris[0] ?? '');
     return {
