@@ -131,4 +131,14 @@ describe('pnpm cli with a setting it cannot use', () => {
     expect(run.stdout).toBe('');
     expect(run.code).toBe(1);
   });
+
+  it("explains a server without TLS under sslmode=require in one line, without pg's eight-line warning", async () => {
+    const url = new URL(cli.env.DATABASE_URL as string);
+    url.searchParams.set('sslmode', 'require');
+    const run = await runCli(['member', 'list'], { ...cli.env, DATABASE_URL: url.href });
+    expect(run.stderr).toMatch(
+      /^error: could not open the database named by DATABASE_URL \(.+\): The server does not support SSL connections\.[^\n]*\n$/,
+    );
+    expect(run.code).toBe(1);
+  });
 });

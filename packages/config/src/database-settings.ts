@@ -16,6 +16,9 @@ export const DEFAULT_EMBEDDED_PG_PORT = 54329;
  * DATABASE_URL is required in production, and checked for its form only (postgres:// or postgresql://, what pg accepts):
  * whether the server answers is found out by connecting, and explained then.
  */
+/** libpq's modes and pg's own `no-verify` (encrypt, verify nothing); see driverConnectionString in packages/db. */
+const SSL_MODES = ['disable', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify'];
+
 export function databaseSettingsFrom(env: NodeJS.ProcessEnv): DatabaseSettings {
   // Read first, whatever else is set: every process reads its database settings.
   const production = nodeEnvironmentFrom(env) === 'production';
@@ -25,6 +28,12 @@ export function databaseSettingsFrom(env: NodeJS.ProcessEnv): DatabaseSettings {
     ['postgres:', 'postgresql:'],
     'postgres://user:password@host:5432/database',
   );
+  const sslmode = url === undefined ? null : new URL(url).searchParams.get('sslmode');
+  if (sslmode !== null && !SSL_MODES.includes(sslmode)) {
+    throw new ConfigError(
+      `DATABASE_URL's sslmode must be one of ${SSL_MODES.join(', ')}, got "${sslmode}" (any other value turned TLS on, unnoticed)`,
+    );
+  }
   // In production a missing (or misspelt) DATABASE_URL would give each process an embedded
   // database of its own: replicas each serving from an empty one.
   if (url === undefined && production) {

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { driverConnectionString } from './connection';
 
 /**
  * The connection name under which a command (a CLI run) is seen using an embedded server that
@@ -35,7 +36,7 @@ export async function answeringConnection(
   const deadline = Date.now() + waitMs;
   do {
     const client = new pg.Client({
-      connectionString: url,
+      connectionString: driverConnectionString(url),
       connectionTimeoutMillis: 2_000,
       ...(options.presence ? { application_name: COMMAND_PRESENCE } : {}),
     });

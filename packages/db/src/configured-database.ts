@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { withDatabaseName } from './connection';
+import { driverConnectionString, withDatabaseName } from './connection';
 import { type EmbeddedDatabaseOptions, startEmbeddedDatabase } from './embedded';
 
 const EMBEDDED_DATABASE_NAME = 'contacts';
@@ -46,7 +46,7 @@ export async function openDatabaseServer(
 }
 
 export async function ensureDatabaseExists(maintenanceUrl: string, name: string): Promise<void> {
-  const client = new pg.Client({ connectionString: maintenanceUrl });
+  const client = new pg.Client({ connectionString: driverConnectionString(maintenanceUrl) });
   await client.connect();
   try {
     const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);

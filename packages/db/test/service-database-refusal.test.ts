@@ -3,6 +3,7 @@ import { describe, expect, inject, it } from 'vitest';
 import {
   DatabaseNotReadyError,
   databaseFailureForLog,
+  driverConnectionString,
   explainDatabaseFailure,
   openServiceDatabase,
   withDatabaseName,
@@ -93,6 +94,15 @@ describe("a service's database at start", () => {
     expect(message).toContain('"contacts_no_such_role"');
     expect(message).toContain('Correct the user name or password in DATABASE_URL.');
     expect(message).not.toContain('s3cret-pw');
+  });
+
+  it('hands pg the sslmode it applies: prefer, require and verify-ca verify as verify-full (it would warn on each start)', () => {
+    expect(driverConnectionString('postgres://db/x?sslmode=prefer&application_name=a')).toBe(
+      'postgres://db/x?sslmode=verify-full&application_name=a',
+    );
+    for (const url of ['postgres://db/x', 'postgres://db/x?sslmode=no-verify', 'postgres://db/x?sslmode=disable']) {
+      expect(driverConnectionString(url)).toBe(url);
+    }
   });
 
   it('refuses a host that does not exist, without offering the embedded database', async () => {
