@@ -222,6 +222,23 @@ describe('changing the password', () => {
     expect(events[0].details).toEqual({ other_sessions_signed_out: 1, tokens_revoked: false });
   });
 
+  it('goes on in this browser under a new session id: a copy of the old cookie is signed out', async () => {
+    const member = await aMember(server.database.db);
+    const here = httpBrowser(server.baseUrl);
+    await here.signIn(member.email, member.password);
+    // Someone holding a copy of this browser's cookies (the reason to change a password).
+    const thief = httpBrowser(server.baseUrl);
+    for (const [name, value] of here.cookies) thief.cookies.set(name, value);
+    expect((await thief.get('/settings/sessions')).status).toBe(200);
+    const result = await here.submit('/settings/password', '/settings/password', {
+      current_password: member.password,
+      new_password: 'a passphrase nobody else has',
+    });
+    expect(result.status).toBe(303);
+    expect((await here.get('/settings/sessions')).status).toBe(200);
+    expect((await thief.get('/settings/sessions')).status).toBe(302);
+  });
+
   it('revokes every token when asked', async () => {
     const member = await aMember(server.database.db);
     const browser = httpBrowser(server.baseUrl);

@@ -94,6 +94,9 @@ export function accountRoutes(services: AuthServices): Router {
         keepSessionIdHash: state(ctx).sessionIdHash,
         ip: ctx.ip,
       });
+      // [security] This browser goes on under a new session id: whoever holds a copy of the old
+      // one (a stolen cookie, the reason to change a password) is signed out with the others.
+      await services.memberSessions.start(ctx, memberId);
       await audit('password.changed', {
         memberId,
         ip: ctx.ip,
