@@ -51,20 +51,32 @@ function repeatedFlag(command: Command, args: string[]): string | undefined {
  * Writes to stdout and waits until it is written: a result that cannot be written (a full disk,
  * a closed pipe) must not end in exit 0, least of all a secret shown only once.
  */
-function writeOut(text: string): Promise<void> {
+function writeOut(text: string, result?: unknown): Promise<void> {
   return new Promise((resolve, reject) => {
-    process.stdout.write(text, (error) => (error ? reject(new OutputError(error)) : resolve()));
+    process.stdout.write(text, (error) =>
+      error ? reject(new OutputError(error, lostSecretRemedy(result))) : resolve(),
+    );
   });
 }
 
 class OutputError extends Error {
-  constructor(cause: Error & { code?: string }) {
+  constructor(cause: Error & { code?: string }, remedy: string) {
     super(
-      `the command ran, but its result could not be written to standard output (${cause.code ?? cause.message}). ` +
-        'If it showed a secret (token create, client create, client rotate-secret), that secret is lost: ' +
-        'revoke the token or rotate the secret, and run the command again with somewhere to write.',
+      `the command ran, but its result could not be written to standard output (${cause.code ?? cause.message}). ${remedy}`,
     );
   }
+}
+
+/** What to do about a secret the lost result showed (token create, client create, client rotate-secret), naming it. */
+function lostSecretRemedy(result: unknown): string {
+  const shown = (result ?? {}) as { id?: unknown; token?: unknown; client_id?: unknown; client_secret?: unknown };
+  if (typeof shown.token === 'string' && typeof shown.id === 'number') {
+    return `The token it showed, id ${shown.id}, is lost: revoke it (pnpm -s cli token revoke --id ${shown.id}) and create another with somewhere to write.`;
+  }
+  if (typeof shown.client_secret === 'string' && typeof shown.client_id === 'string') {
+    return `The secret it showed, of client ${shown.client_id}, is lost: pnpm -s cli client rotate-secret --client ${shown.client_id}, with somewhere to write.`;
+  }
+  return 'Run it again with somewhere to write (what it did is done).';
 }
 // The write's callback reports the failure; without a listener the same error would also be thrown.
 process.stdout.on('error', () => {});
@@ -110,7 +122,7 @@ async function main(argv: string[]): Promise<number> {
     { needsCurrentSchema: command.needsCurrentSchema ?? true, readSettings: command.readSettings?.bind(command) },
     (context) => command.run(values, context),
   );
-  await writeOut(`${JSON.stringify(result)}\n`);
+  await writeOut(`${JSON.stringify(result)}\n`, result);
   return 0;
 }
 

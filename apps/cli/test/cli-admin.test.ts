@@ -111,7 +111,14 @@ describe('the command line', () => {
       { cwd: appRoot, env: { ...process.env, ...env }, stdio: ['ignore', openSync('/dev/full', 'w'), 'pipe'] },
     );
     expect(run.status).toBe(1);
-    expect(run.stderr.toString()).toMatch(/could not be written to standard output \(ENOSPC\).*that secret is lost/);
+    const [token] = await database
+      .db('personal_access_tokens')
+      .where({ member_id: member.id, name: 'lost' })
+      .pluck('id');
+    expect(run.stderr.toString()).toMatch(
+      /could not be written to standard output \(ENOSPC\)\. The token it showed, id (\d+), is lost/,
+    );
+    expect(run.stderr.toString()).toContain(`pnpm -s cli token revoke --id ${token}`);
   });
 });
 
