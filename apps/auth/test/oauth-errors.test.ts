@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { revokeAuthorizedApp } from '../src/lib/authorized-apps';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import { authorizeInBrowser, launchBrowser } from './support/browser';
 import { type CallbackServer, startCallbackServer } from './support/callback-server';
@@ -292,6 +293,24 @@ describe('errors sent back only to applications the member trusts (RFC 9700 §4.
     const answer = new URL(callback.url());
     expect(answer.searchParams.get('error')).toBe('invalid_scope');
     expect(answer.searchParams.get('state')).toBe('bad-scope');
+    await browserContext.close();
+  });
+
+  it('holds the errors of an application whose access the member withdrew, though the browser authorized it', async () => {
+    const withdrawn = await anApplication(server.database.db, {
+      name: 'Withdrawn app',
+      redirectUri: callbacks.redirectUri,
+    });
+    const browserContext = await browser.newContext();
+    await authorizeInBrowser(await browserContext.newPage(), authorizeUrl(as, withdrawn), withdrawn.redirect_uri, {
+      email: member.email,
+      password: member.password,
+    });
+    expect(await revokeAuthorizedApp(server.database.db, member.id, withdrawn.client_id)).toBe(true);
+    const page = await browserContext.newPage();
+    const response = await page.goto(authorizeUrl(as, withdrawn, { scope: 'contacts:read admin' }));
+    expect(response?.status()).toBe(400);
+    expect(new URL(page.url()).origin).toBe(new URL(server.baseUrl).origin);
     await browserContext.close();
   });
 

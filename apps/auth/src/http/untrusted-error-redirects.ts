@@ -20,8 +20,8 @@ interface AuthorizationError {
  * a redirect URI it trusts, and otherwise to inform the member and let them decide.
  *
  * Trusted here: a redirect URI on this server's own origin (the API reference's client, /docs),
- * and an application that the member signed in to this browser has authorized (a grant of this
- * browser session, or any unexpired one of the member). Their errors go back to them as
+ * and an application that the member signed in to this browser has authorized and not withdrawn
+ * (an unexpired grant of the member's). Their errors go back to them as
  * RFC 6749 §4.1.2.1 says. Any other error answer of the authorization endpoint is replaced by a
  * page (400) that names the application and the error, with a link back to it for a query or
  * fragment answer: the member follows it or not. Answers after the member's sign-in or consent
@@ -79,9 +79,13 @@ function redirectUriAnswered(
   return typeof redirectUri === 'string' && redirectUri !== '' ? redirectUri : undefined;
 }
 
+/**
+ * Whether the member has an unexpired grant for the client, read from the database: the browser
+ * session's own record of its grants outlives a consent the member withdrew (settings → authorized
+ * applications deletes the grants, not the sessions' references to them).
+ */
 async function authorizedByMember(db: Database, oidc: KoaContextWithOIDC['oidc']): Promise<boolean> {
   const { session, client } = oidc;
   if (!client || !session?.accountId) return false;
-  if (session.grantIdFor(client.clientId)) return true;
   return (await findLatestGrantId(db, session.accountId, client.clientId)) !== undefined;
 }
