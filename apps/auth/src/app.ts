@@ -80,7 +80,7 @@ export async function createAuthServer({
     provider,
     personalTokens: tokens,
     audit,
-    signInGuard: signInGuard(db),
+    signInGuard: signInGuard(db, config.secrets.cookieKeys[0] ?? ''),
     logger,
     clients,
     memberSessions: sessions,

@@ -15,6 +15,6 @@ export {
   updateClient,
   validateRedirectUri,
 } from './lib/registered-applications';
-export { signInGuard } from './lib/sign-in-guard';
+export { signInGuard, unlockSignIn } from './lib/sign-in-guard';
 export { InputError, requirePassword } from './lib/validation';
 export { CONTACTS_API_RESOURCE, SCOPE_DESCRIPTIONS, SUPPORTED_SCOPES } from './provider/scopes';

@@ -268,7 +268,7 @@ describe('members', () => {
   });
 
   it('lift a sign-in lock: member unlock keeps the password, member set-password gives a new one that works at once', async () => {
-    const guard = signInGuard(database.db);
+    const guard = signInGuard(database.db, 'a server secret of the tests, 32 characters or more');
     /** Five wrong passwords from one address: the account is locked there (the member's own typos, say). */
     const lockOut = async (email: string) => {
       for (let attempt = 0; attempt < 5; attempt++)

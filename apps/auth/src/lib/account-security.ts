@@ -11,7 +11,7 @@ import {
 } from '@contacts/db';
 import { requireAcceptablePassword } from './password-policy';
 import { hashSecret, verifySecret } from './passwords';
-import { type SignInGuard, signInGuard } from './sign-in-guard';
+import { type SignInGuard, unlockSignIn } from './sign-in-guard';
 import { InputError } from './validation';
 
 /** A browser session as the member sees it; `handle` names it in forms without revealing its key. */
@@ -126,7 +126,7 @@ export async function resetPassword(
   // The new password must work at once: a lock from guesses at the old one is lifted.
   // Disabled or not: a member enabled later must not find the lock still there.
   const member = await findMemberRecord(db, reset.memberId);
-  if (member) await signInGuard(db).unlock(member.id);
+  if (member) await unlockSignIn(db, member.id);
   return { sessionsEnded };
 }
 

@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { addressKey } from '@contacts/config';
 import { type Database, findSignInMember } from '@contacts/db';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
@@ -24,20 +24,24 @@ const ADDRESS = { points: 50, duration: 60 * 60, blockDuration: 60 * 60 };
 const PREFIXES = { accountAtAddress: 'sign_in_account_address', account: 'sign_in_account', address: 'sign_in_ip' };
 
 /**
- * How an attempt names its account in the counts' keys: a member by id, so that nothing typed
- * is kept and every spelling that finds the member (İ, capitals: the lookup's folding) counts
- * against one allowance. An e-mail no member has is counted by 18 bits of its SHA-256: what is
- * typed there may be a password typed into the wrong field, and a whole hash of it in
- * `rate_limits` (or a backup) could be looked up in a dictionary; of a dictionary of millions,
- * dozens of words share any 18 bits, so the key does not tell which was typed. Such buckets are shared by a few unknown addresses, which
- * changes nothing for members: unknown addresses are throttled as known ones are, so that a
- * lock does not tell which addresses have an account.
+ * How an attempt names its account in the counts' keys: a member by id, so that nothing typed is
+ * kept and every spelling that finds the member (İ, capitals: the lookup's folding) counts
+ * against one allowance. An e-mail no member has by an HMAC under a key of this server's
+ * (`unknownEmailKey`, derived from the first COOKIE_KEYS): what is typed there may be a password
+ * typed into the wrong field, which a plain hash in `rate_limits` (or a backup) would give to a
+ * dictionary; and a short hash would let anyone find, offline, an address sharing the bucket of
+ * one they ask about, whose lock then said whether that one has an account.
  */
-async function accountOf(db: Database, typedEmail: string): Promise<string> {
+async function accountOf(db: Database, unknownEmailKey: Buffer, typedEmail: string): Promise<string> {
   const email = typedEmail.trim();
   const member = await findSignInMember(db, email);
   if (member) return `member:${member.id}`;
-  return `unknown:${hash('sha256', email.toLowerCase(), 'base64url').slice(0, 3)}`;
+  return `unknown:${createHmac('sha256', unknownEmailKey).update(email.toLowerCase()).digest('base64url')}`;
+}
+
+/** The HMAC key of unknown e-mails, its own: derived from the cookie key, not the cookie key itself. */
+function unknownEmailKeyFrom(serverSecret: string): Buffer {
+  return createHmac('sha256', serverSecret).update('sign-in-guard: unknown e-mail addresses').digest();
 }
 
 export interface SignInGuard {
@@ -51,15 +55,11 @@ export interface SignInGuard {
   beginAttempt(email: string, ip: string): Promise<number | undefined>;
   /** The password was right: clears the account's count and gives the address its attempt back. */
   succeeded(email: string, ip: string): Promise<void>;
-  /**
-   * The operator lifts the member's locks, at every address (`member unlock`, `member
-   * set-password`): otherwise a member locked out (by their own guesses, or by a guesser's
-   * hundred) could only wait, whatever the administrator did. The addresses' counts stay.
-   */
-  unlock(memberId: number): Promise<void>;
 }
 
-export function signInGuard(db: Database): SignInGuard {
+/** `serverSecret`: the first of COOKIE_KEYS (the key of unknown e-mails is derived from it). */
+export function signInGuard(db: Database, serverSecret: string): SignInGuard {
+  const unknownEmailKey = unknownEmailKeyFrom(serverSecret);
   const store = {
     storeClient: db,
     storeType: 'knex',
@@ -74,7 +74,7 @@ export function signInGuard(db: Database): SignInGuard {
   ] as const;
   /** Each limiter with its key for an attempt. */
   const countsOf = async (email: string, ip: string) => {
-    const account = await accountOf(db, email);
+    const account = await accountOf(db, unknownEmailKey, email);
     const address = addressKey(ip);
     const [atAddress, perAccount, perAddress] = limiters;
     return [
@@ -114,12 +114,18 @@ export function signInGuard(db: Database): SignInGuard {
         address.limiter.reward(address.key),
       ]);
     },
-    async unlock(memberId) {
-      const account = `member:${memberId}`;
-      await db('rate_limits')
-        .where('key', `${PREFIXES.account}:${account}`)
-        .orWhere('key', 'like', `${PREFIXES.accountAtAddress}:${account}:%`)
-        .delete();
-    },
   };
+}
+
+/**
+ * The operator lifts a member's sign-in locks, at every address (`member unlock`, `member
+ * set-password`): otherwise a member locked out (by their own guesses, or by a guesser's
+ * hundred) could only wait, whatever the administrator did. The addresses' counts stay.
+ */
+export async function unlockSignIn(db: Database, memberId: number): Promise<void> {
+  const account = `member:${memberId}`;
+  await db('rate_limits')
+    .where('key', `${PREFIXES.account}:${account}`)
+    .orWhere('key', 'like', `${PREFIXES.accountAtAddress}:${account}:%`)
+    .delete();
 }

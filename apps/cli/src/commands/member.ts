@@ -1,4 +1,4 @@
-import { listAuthorizedApplications, registerMember, resetPassword, signInGuard } from '@contacts/auth';
+import { listAuthorizedApplications, registerMember, resetPassword, unlockSignIn } from '@contacts/auth';
 import { listGroupsOfMember, listMembersPage, listOAuthClientsOf, listPersonalAccessTokensOf } from '@contacts/db';
 import { disableMember, enableMember } from '../admin/member-access';
 import { namedMember } from '../admin/named-member';
@@ -98,7 +98,7 @@ export const memberCommands: Record<string, Command> = {
     required: ['member'],
     run: async (values, context) => {
       const member = await namedMember(context.db, values, 'member');
-      await signInGuard(context.db).unlock(member.id);
+      await unlockSignIn(context.db, member.id);
       return { id: member.id, unlocked: true };
     },
   },
