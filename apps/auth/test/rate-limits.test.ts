@@ -110,6 +110,24 @@ describe('token endpoint rate limit per client', () => {
     expect(elsewhere.status).toBe(400);
   });
 
+  it('counts requests naming no client in that allowance too', async () => {
+    const caller = { 'x-forwarded-for': '198.51.100.101' };
+    const allowance = 4 * ADDRESS_ALLOWANCE_IN_CLIENTS;
+    for (let n = 0; n < 4; n++) expect((await form({ grant_type: 'refresh_token' }, caller)).status).toBe(401);
+    for (let n = 4; n < allowance; n++) {
+      const made = await form(
+        { grant_type: 'refresh_token', refresh_token: 'x', client_id: `other-${n}`, client_secret: 's' },
+        caller,
+      );
+      expect(made.status).toBe(401);
+    }
+    const refused = await form(
+      { grant_type: 'refresh_token', refresh_token: 'x', client_id: 'one-more', client_secret: 's' },
+      caller,
+    );
+    expect(refused.status).toBe(429);
+  });
+
   it("counts every spelling of the token endpoint (oidc-provider's router ignores case and one trailing slash)", async () => {
     const spelled = await anApplication(server.database.db);
     const refresh = { grant_type: 'refresh_token', refresh_token: 'not-a-token' };

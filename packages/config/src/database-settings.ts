@@ -28,7 +28,13 @@ export function databaseSettingsFrom(env: NodeJS.ProcessEnv): DatabaseSettings {
     ['postgres:', 'postgresql:'],
     'postgres://user:password@host:5432/database',
   );
-  const sslmode = url === undefined ? null : new URL(url).searchParams.get('sslmode');
+  const parameters = url === undefined ? new URLSearchParams() : new URL(url).searchParams;
+  // A parameter given twice is read as one copy here and another by the driver (sslmode=disable&sslmode=require).
+  const repeated = [...new Set(parameters.keys())].find((name) => parameters.getAll(name).length > 1);
+  if (repeated !== undefined) {
+    throw new ConfigError(`DATABASE_URL names ${repeated} more than once: give each parameter once`);
+  }
+  const sslmode = parameters.get('sslmode');
   if (sslmode !== null && !SSL_MODES.includes(sslmode)) {
     throw new ConfigError(
       `DATABASE_URL's sslmode must be one of ${SSL_MODES.join(', ')}, got "${sslmode}" (any other value turned TLS on, unnoticed)`,

@@ -79,6 +79,10 @@ describe('settings read from the environment', () => {
       'DATABASE_URL must name its server after postgres:// (postgres://user:password@host:5432/database), got "postgres:/contacts"',
     ],
     [
+      { DATABASE_URL: 'postgres://db/contacts?sslmode=disable&sslmode=bogus' },
+      'DATABASE_URL names sslmode more than once: give each parameter once',
+    ],
+    [
       { DATABASE_URL: 'postgres://db/contacts?sslmode=bogus' },
       'DATABASE_URL\'s sslmode must be one of disable, prefer, require, verify-ca, verify-full, no-verify, got "bogus" (any other value turned TLS on, unnoticed)',
     ],

@@ -50,9 +50,10 @@ export function tokenRateLimit(provider: Provider, db: Database, limit: RateLimi
     if (!read) return;
     const clientId = clientIdOf(ctx.get('authorization'), read.body);
     const address = addressKey(ctx.ip);
-    // A request naming no client is counted by its address alone, in the first limiter.
+    // A request naming no client is counted by its address in the first limiter; every request,
+    // that one included, in the address's allowance over all clients.
     const verdict = limiter.consume(clientId === undefined ? address : clientKey(clientId, address));
-    const addressVerdict = clientId === undefined ? verdict : perAddress.consume(address);
+    const addressVerdict = perAddress.consume(address);
     const refusal = !verdict.allowed ? verdict : !addressVerdict.allowed ? addressVerdict : undefined;
     if (refusal) {
       const reset = refusal.headers['RateLimit-Reset'];
