@@ -9,9 +9,10 @@ import {
   type ServiceRuntime,
   serviceRuntimeFrom,
   urlFrom,
+  withErrorDescription,
 } from '@contacts/config';
 import { type ContactsApiConfig, loadContactsApiConfig } from '@contacts/contacts-api';
-import { dataDirectory } from '@contacts/db';
+import { databaseFailureForLog, dataDirectory } from '@contacts/db';
 
 /** Everything `pnpm start` runs with, read and validated before anything starts. */
 export interface PlatformSettings {
@@ -42,7 +43,8 @@ export async function platformSettingsFrom(env: NodeJS.ProcessEnv): Promise<Plat
     AUTH_URL: publicUrl,
     AUTH_INTERNAL_URL: ownUrl,
   });
-  const logger = createLogger('platform', env);
+  // As each service's own process logs (runServiceProcess): a database out of reach without its stack.
+  const logger = withErrorDescription(createLogger('platform', env), databaseFailureForLog);
   // One process serves both: AUTH_URL is PUBLIC_URL, and the API introspects at this process's
   // own address, whatever was set (a service's .env left in the environment, say).
   if (env.AUTH_URL && env.AUTH_URL !== publicUrl) {

@@ -71,7 +71,11 @@ export async function runServiceProcess<Config extends { port: number; runtime?:
   logger.info(`${service.name} listening on port ${config.port}${described ? `, ${described}` : ''}`);
 }
 
-function withErrorDescription(logger: Logger, describe: ServiceProcess<never, never>['describeError']): Logger {
+/**
+ * The logger with `describe` as the serializer of `err` where it knows the error (a database out
+ * of reach: one line and its code, no stack); other errors keep pino's (with their stack).
+ */
+export function withErrorDescription(logger: Logger, describe: ServiceProcess<never, never>['describeError']): Logger {
   if (!describe) return logger;
   return logger.child({}, { serializers: { err: (error) => describe(error) ?? pino.stdSerializers.err(error) } });
 }

@@ -1,4 +1,5 @@
 import type { Logger } from '@contacts/config';
+import { isDatabaseUnavailable } from '@contacts/db';
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Audit } from '../lib/audit';
@@ -43,6 +44,12 @@ export function logProviderEvents(provider: Provider, logger: Logger): void {
     logger.info({ event: 'grant.revoked', client_id: ctx?.oidc?.client?.clientId, grant_id: grantId }, 'grant revoked');
   });
   on('server_error', (ctx: KoaContextWithOIDC, error: Error) => {
+    // The database out of reach is an outage, answered 503 (http/database-outage.ts) and logged
+    // as the app's own routes log it: one warning without a stack, not an error per request.
+    if (isDatabaseUnavailable(error)) {
+      logger.warn({ err: { message: error.message }, route: ctx?.oidc?.route }, 'database unavailable');
+      return;
+    }
     logger.error(
       { event: 'server_error', route: ctx?.oidc?.route, err: { message: error.message, stack: error.stack } },
       'authorization server error',
