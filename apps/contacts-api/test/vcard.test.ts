@@ -1,5 +1,7 @@
+import { MAX_CARD_PROPERTIES, MAX_IMPORT_CARDS } from '@contacts/schemas';
 import ICAL from 'ical.js';
 import { describe, expect, it } from 'vitest';
+import { MAX_CONCURRENT_IMPORTS } from '../src/routes/v4/vcard';
 import { aCategory, aClient, aGroup, type Client, PNG } from './support/factories';
 import { useStack } from './support/use-stack';
 
@@ -192,6 +194,48 @@ describe('vCard export and import', () => {
     const json = await client.json<Failure>('/v4/contacts/import', { method: 'POST', json: { name: 'x' } });
     expect(json.status).toBe(415);
     expect(await list(client)).toEqual([]);
+  });
+
+  it('refuses an import of more cards than one transaction takes (422), writing nothing', async () => {
+    const client = await aClient(world.stack);
+    const card = 'BEGIN:VCARD\r\nVERSION:4.0\r\nFN:A\r\nEND:VCARD\r\n';
+    const refused = await importText(client, card.repeat(MAX_IMPORT_CARDS + 1));
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.fields?.file?.[0]).toContain(`at most ${MAX_IMPORT_CARDS} cards`);
+    expect(await list(client)).toEqual([]);
+  });
+
+  it('skips a card of more properties than a card may have, keeping none of them, and imports the others', async () => {
+    const client = await aClient(world.stack);
+    const unknown = Array.from({ length: 50_000 }, (_, n) => `X-UNKNOWN-${n}:${n}`).join('\r\n');
+    const text =
+      `BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Overfull\r\n${unknown}\r\nEND:VCARD\r\n` +
+      'BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Kept\r\nEND:VCARD\r\n';
+    const imported = await importText(client, text);
+    expect(imported.status).toBe(200);
+    expect(imported.body.data.created).toBe(1);
+    expect(imported.body.data.skipped).toEqual([
+      { index: 0, reason: `The card has more than ${MAX_CARD_PROPERTIES} properties.` },
+    ]);
+    expect((await list(client)).map((contact) => contact.name)).toEqual(['Kept']);
+  });
+
+  it(`runs at most ${MAX_CONCURRENT_IMPORTS} imports at once in a process; one more is 503 with Retry-After, nothing written`, async () => {
+    const client = await aClient(world.stack);
+    const card = 'BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Many\r\nEND:VCARD\r\n';
+    const answers = await Promise.all(
+      Array.from({ length: MAX_CONCURRENT_IMPORTS + 4 }, () => importText(client, card.repeat(2_000))),
+    );
+    const busy = answers.filter((answer) => answer.status === 503);
+    const done = answers.filter((answer) => answer.status === 200);
+    expect(busy.length).toBeGreaterThan(0);
+    expect(done.length).toBeGreaterThanOrEqual(1);
+    expect(busy.length + done.length).toBe(answers.length);
+    for (const answer of busy) {
+      expect(answer.body.error.code).toBe('service_unavailable');
+      expect(answer.response.headers.get('retry-after')).toBe('5');
+    }
+    expect((await list(client)).length).toBe(Math.min(1000, done.length * 2_000));
   });
 
   it('matches CATEGORIES to the category of exactly that name first, then case-insensitively to the lowest id', async () => {

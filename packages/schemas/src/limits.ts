@@ -15,6 +15,19 @@ export const MAX_LIST_LIMIT = 1000;
  */
 export const MAX_OAUTH_BODY_BYTES = 56 * 1024;
 
+/**
+ * The most cards one vCard import may hold: an import is one transaction, and a file of tiny
+ * cards (20,000 in 2 KB gzipped) held a database connection, and every other member's requests
+ * waiting for one, for minutes.
+ */
+export const MAX_IMPORT_CARDS = 10_000;
+
+/**
+ * The most properties (content lines) one imported card may have; a card with more is skipped.
+ * A card of 230,000 unknown X- properties (4.7 MB) was all kept in memory and ended the process.
+ */
+export const MAX_CARD_PROPERTIES = 1_000;
+
 /** The most contact ids one DELETE /v4/contacts may name. */
 export const MAX_DELETE_IDS = 1000;
 

@@ -1,3 +1,4 @@
+import { MAX_CARD_PROPERTIES } from '../limits';
 import { type ContentLine, parseContentLine, splitUnescaped, unescapeText, unfold } from './lines';
 
 /**
@@ -49,6 +50,8 @@ export function parseVCardLines(lines: readonly string[]): ParsedCard[] {
   const cards: ParsedCard[] = [];
   let current: ContentLine[] | undefined;
   let broken = false;
+  // Past MAX_CARD_PROPERTIES a card's lines are counted, not kept: it is skipped whole.
+  let overfull = false;
   for (const line of lines) {
     if (line.trim() === '') continue;
     const parsed = parseContentLine(line);
@@ -56,14 +59,22 @@ export function parseVCardLines(lines: readonly string[]): ParsedCard[] {
       if (current) cards.push(unterminated());
       current = [];
       broken = false;
+      overfull = false;
     } else if (parsed?.name === 'END' && parsed.value.trim().toUpperCase() === 'VCARD' && current) {
       cards.push(
-        broken ? { ok: false, reason: 'The card holds a line that is not a vCard property.' } : toContact(current),
+        overfull
+          ? { ok: false, reason: `The card has more than ${MAX_CARD_PROPERTIES} properties.` }
+          : broken
+            ? { ok: false, reason: 'The card holds a line that is not a vCard property.' }
+            : toContact(current),
       );
       current = undefined;
     } else if (current) {
-      if (parsed) current.push(parsed);
-      else broken = true;
+      if (!parsed) broken = true;
+      else if (current.length >= MAX_CARD_PROPERTIES) {
+        overfull = true;
+        current.length = 0;
+      } else if (!overfull) current.push(parsed);
     }
   }
   if (current) cards.push(unterminated());

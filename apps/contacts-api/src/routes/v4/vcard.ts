@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { contactRecordPages, type Database, listBusinessCategories } from '@contacts/db';
 import {
   contactCreateV4,
+  MAX_IMPORT_CARDS,
   type ParsedCard,
   parseContentLine,
   parseVCardLines,
@@ -18,13 +19,14 @@ import { z } from 'zod';
 import { createContact } from '../../domain/contacts';
 import { DomainError } from '../../domain/errors';
 import { readBodyBytes, requireUtf8Charset, utf8Text } from '../../http/body-text';
+import { concurrencyGate } from '../../http/concurrency-gate';
 import { ApiError, validationFailed } from '../../http/errors';
 import { koaGuard } from '../../http/guard';
 import { parseMultipart } from '../../http/multipart';
 import { callerOf, type RouteDependencies } from '../context';
 import { v4Error } from '../contract-parts';
 
-/** The largest import, read and written in one transaction (about 10,000 typical cards). */
+/** The largest import, read and written in one transaction (about 10,000 typical cards; MAX_IMPORT_CARDS at most). */
 export const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
 const IMPORT_LIMIT = `${MAX_IMPORT_BYTES / (1024 * 1024)} MiB`;
 const VCARD_TYPES = ['text/vcard', 'text/x-vcard', 'text/directory'];
@@ -32,8 +34,13 @@ const VCARD_TYPES = ['text/vcard', 'text/x-vcard', 'text/directory'];
 const tooLarge = () =>
   new ApiError(413, 'payload_too_large', `An import holds at most ${MAX_IMPORT_BYTES} bytes; split the file.`);
 
+/** Imports running at once in one process (each one transaction on one pooled connection). */
+export const MAX_CONCURRENT_IMPORTS = 2;
+const BEGIN_VCARD = /^BEGIN:VCARD\s*$/i;
+
 /** GET /v4/contacts/export (vCard 4.0, streamed) and POST /v4/contacts/import (vCard 3.0 or 4.0). */
 export function vCardRoutes({ db, publicUrl, read, write, rateLimit }: RouteDependencies): Router {
+  const importSlots = concurrencyGate(MAX_CONCURRENT_IMPORTS, 'vCard imports');
   const router = new Router();
 
   const exported = koaGuard({
@@ -49,7 +56,9 @@ export function vCardRoutes({ db, publicUrl, read, write, rateLimit }: RouteDepe
     ctx.type = 'text/vcard; charset=utf-8';
     ctx.set('Content-Disposition', 'attachment; filename="contacts.vcf"');
     ctx.set('Cache-Control', 'private, no-store');
-    ctx.body = Readable.from(exportCards(db, memberId, publicUrl));
+    // One page ahead at most (Readable.from's default is 16): a reader slower than the database
+    // (a phone on a bad network) must not make the process hold its whole book in memory.
+    ctx.body = Readable.from(exportCards(db, memberId, publicUrl), { highWaterMark: 1 });
   });
 
   const imported = koaGuard({
@@ -79,11 +88,20 @@ export function vCardRoutes({ db, publicUrl, read, write, rateLimit }: RouteDepe
         }),
       },
       413: v4Error(`The body is larger than ${IMPORT_LIMIT}.`),
-      422: v4Error('The body holds no complete vCard (BEGIN…END), or the multipart form has no `file`.'),
+      422: v4Error(
+        `The body holds no complete vCard (BEGIN…END) or more than ${MAX_IMPORT_CARDS} cards, or the multipart form has no \`file\`.`,
+      ),
     },
   });
-  router.post('/v4/contacts/import', write, rateLimit, imported.middleware, async (ctx) => {
+  router.post('/v4/contacts/import', write, rateLimit, importSlots, imported.middleware, async (ctx) => {
     const lines = await readVCardLines(ctx);
+    // Counted before anything is parsed or written: one transaction must stay short.
+    const cardCount = lines.reduce((count, line) => count + (BEGIN_VCARD.test(line) ? 1 : 0), 0);
+    if (cardCount > MAX_IMPORT_CARDS) {
+      throw validationFailed({
+        file: [`An import holds at most ${MAX_IMPORT_CARDS} cards (this file has ${cardCount}); split the file.`],
+      });
+    }
     const cards = parseVCardLines(lines.filter((line) => !isFaxOrPager(line)));
     // Only unterminated cards (or none): the body is no vCard file, not a file with bad cards.
     if (cards.every((card) => !card.ok && card.unterminated))
