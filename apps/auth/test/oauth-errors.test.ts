@@ -271,24 +271,37 @@ describe('errors sent back only to applications the member trusts (RFC 9700 §4.
     expect(page).not.toContain('<form method="post"');
   });
 
+  /** A browser where the member signed in through `authorized`'s authorization (and allowed it). */
+  const browserThatAuthorized = async (authorized: TestApplication) => {
+    const browserContext = await browser.newContext();
+    const { page } = await authorizeInBrowser(
+      await browserContext.newPage(),
+      authorizeUrl(as, authorized),
+      authorized.redirect_uri,
+      { email: member.email, password: member.password },
+    );
+    return { browserContext, page };
+  };
+  const badScope = (application: TestApplication, extra: Record<string, string> = {}) =>
+    authorizeUrl(as, application, { scope: 'contacts:read admin', ...extra });
+  /** The bad request's answer in that browser: the held page, on this server. */
+  const expectHeld = async (browserContext: BrowserContext, application: TestApplication) => {
+    const page = await browserContext.newPage();
+    const response = await page.goto(badScope(application));
+    expect(response?.status()).toBe(400);
+    expect(new URL(page.url()).origin).toBe(new URL(server.baseUrl).origin);
+    return page;
+  };
+
   it('sends the error back to an application the signed-in member has authorized', async () => {
     const trusted = await anApplication(server.database.db, {
       name: 'Trusted app',
       redirectUri: callbacks.redirectUri,
     });
-    const browserContext = await browser.newContext();
-    const { page } = await authorizeInBrowser(
-      await browserContext.newPage(),
-      authorizeUrl(as, trusted),
-      trusted.redirect_uri,
-      {
-        email: member.email,
-        password: member.password,
-      },
-    );
+    const { browserContext, page } = await browserThatAuthorized(trusted);
     const [callback] = await Promise.all([
       page.waitForRequest((request) => request.url().startsWith(trusted.redirect_uri)),
-      page.goto(authorizeUrl(as, trusted, { scope: 'contacts:read admin', state: 'bad-scope' })).catch(() => undefined),
+      page.goto(badScope(trusted, { state: 'bad-scope' })).catch(() => undefined),
     ]);
     const answer = new URL(callback.url());
     expect(answer.searchParams.get('error')).toBe('invalid_scope');
@@ -301,16 +314,9 @@ describe('errors sent back only to applications the member trusts (RFC 9700 §4.
       name: 'Withdrawn app',
       redirectUri: callbacks.redirectUri,
     });
-    const browserContext = await browser.newContext();
-    await authorizeInBrowser(await browserContext.newPage(), authorizeUrl(as, withdrawn), withdrawn.redirect_uri, {
-      email: member.email,
-      password: member.password,
-    });
+    const { browserContext } = await browserThatAuthorized(withdrawn);
     expect(await revokeAuthorizedApp(server.database.db, member.id, withdrawn.client_id)).toBe(true);
-    const page = await browserContext.newPage();
-    const response = await page.goto(authorizeUrl(as, withdrawn, { scope: 'contacts:read admin' }));
-    expect(response?.status()).toBe(400);
-    expect(new URL(page.url()).origin).toBe(new URL(server.baseUrl).origin);
+    await expectHeld(browserContext, withdrawn);
     await browserContext.close();
   });
 
@@ -319,16 +325,9 @@ describe('errors sent back only to applications the member trusts (RFC 9700 §4.
       name: 'Stranger app',
       redirectUri: callbacks.redirectUri,
     });
-    const browserContext = await browser.newContext();
     // Signed in through another application's authorization.
-    await authorizeInBrowser(await browserContext.newPage(), authorizeUrl(as, app), app.redirect_uri, {
-      email: member.email,
-      password: member.password,
-    });
-    const page = await browserContext.newPage();
-    const response = await page.goto(authorizeUrl(as, stranger, { scope: 'contacts:read admin' }));
-    expect(response?.status()).toBe(400);
-    expect(new URL(page.url()).origin).toBe(new URL(server.baseUrl).origin);
+    const { browserContext } = await browserThatAuthorized(app);
+    const page = await expectHeld(browserContext, stranger);
     await expect(page.getByRole('link', { name: /return to Stranger app/ }).getAttribute('href')).resolves.toContain(
       'error=invalid_scope',
     );

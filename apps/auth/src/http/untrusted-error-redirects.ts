@@ -20,8 +20,9 @@ interface AuthorizationError {
  * a redirect URI it trusts, and otherwise to inform the member and let them decide.
  *
  * Trusted here: a redirect URI on this server's own origin (the API reference's client, /docs),
- * and an application that the member signed in to this browser has authorized and not withdrawn
- * (an unexpired grant of the member's). Their errors go back to them as
+ * and an application that the member signed in to this browser has authorized and not withdrawn:
+ * an unexpired grant of the member's in the database (the browser session's own record of its
+ * grants outlives a consent withdrawn in settings, which deletes the grants, not the references). Their errors go back to them as
  * RFC 6749 §4.1.2.1 says. Any other error answer of the authorization endpoint is replaced by a
  * page (400) that names the application and the error, with a link back to it for a query or
  * fragment answer: the member follows it or not. Answers after the member's sign-in or consent
@@ -43,12 +44,12 @@ export function holdUntrustedErrorRedirects(provider: Provider, db: Database) {
     const oidc = (ctx as Partial<KoaContextWithOIDC>).oidc;
     if (oidc?.route !== 'authorization') return;
     const error = errors.get(ctx);
-    if (error === undefined) return;
+    const client = oidc.client;
+    if (error === undefined || client === undefined) return;
     const redirectUri = redirectUriAnswered(ctx, oidc, error);
     if (redirectUri === undefined || URL.parse(redirectUri)?.origin === ownOrigin) return;
-    if (await authorizedByMember(db, oidc)) return;
-    const client = oidc.client;
-    if (!client) return;
+    const memberId = oidc.session?.accountId;
+    if (memberId && (await findLatestGrantId(db, memberId, client.clientId)) !== undefined) return;
     const location = ctx.response.get('Location');
     ctx.remove('Location');
     ctx.status = 400;
@@ -67,25 +68,14 @@ export function holdUntrustedErrorRedirects(provider: Provider, db: Database) {
 /**
  * The redirect URI oidc-provider answered the error to (in any response mode), or undefined when
  * it showed its error page instead: the same test as its lib/shared/authorization_error_handler.js
- * (a known client, a redirect_uri it accepted, an error that allows redirecting).
+ * (a known client, which the caller has, a redirect_uri it accepted, an error that allows redirecting).
  */
 function redirectUriAnswered(
   ctx: Context,
   oidc: KoaContextWithOIDC['oidc'],
   error: AuthorizationError,
 ): string | undefined {
-  if (error.allow_redirect === false || !oidc.client) return undefined;
+  if (error.allow_redirect === false) return undefined;
   const { redirect_uri: redirectUri } = (oidc.params ?? ctx.query) as Record<string, unknown>;
   return typeof redirectUri === 'string' && redirectUri !== '' ? redirectUri : undefined;
-}
-
-/**
- * Whether the member has an unexpired grant for the client, read from the database: the browser
- * session's own record of its grants outlives a consent the member withdrew (settings → authorized
- * applications deletes the grants, not the sessions' references to them).
- */
-async function authorizedByMember(db: Database, oidc: KoaContextWithOIDC['oidc']): Promise<boolean> {
-  const { session, client } = oidc;
-  if (!client || !session?.accountId) return false;
-  return (await findLatestGrantId(db, session.accountId, client.clientId)) !== undefined;
 }
