@@ -13,6 +13,8 @@ const REPO_ROOT = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '..
  */
 const DOCUMENTED_BUT_NOT_READ: Record<string, string> = {
   TEST_DATABASE_URL: "the test suites' PostgreSQL server (packages/db/src/testing/global-setup.ts), no process's",
+  TMPDIR:
+    "read by Node.js's os.tmpdir() for the contacts API's upload folder (http/upload-spool.ts), not by a settings reader",
 };
 
 /** The variable names in the first column of the README's "## Configuration" table. */

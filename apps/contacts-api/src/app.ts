@@ -29,6 +29,7 @@ import { invalidTokenLimit } from './http/invalid-token-limit';
 import { noSniff } from './http/no-sniff';
 import { type RegisteredRoute, registeredRoutes } from './http/openapi-paths';
 import { asRateLimit, perTokenRateLimit } from './http/rate-limit';
+import { uploadFolder } from './http/upload-spool';
 import type { RouteDependencies } from './routes/context';
 import { openApiRoutes } from './routes/openapi';
 import { v3Api, v3HeadersOf } from './routes/v3';
@@ -57,6 +58,8 @@ export interface ContactsApi {
 }
 
 export async function createContactsApi({ db, config, logger }: ContactsApiDependencies): Promise<ContactsApi> {
+  // Made now, so that a temporary folder that cannot be written refuses start rather than every upload.
+  await uploadFolder();
   const app = new Koa({ proxy: true });
   const cache = new TokenCache();
   const revocations = listenForRevocations(db, cache, logger);

@@ -1,5 +1,8 @@
+import { readdir } from 'node:fs/promises';
+import { IMAGE_CHUNK_BYTES } from '@contacts/db';
 import { MAX_IMAGE_BYTES } from '@contacts/schemas';
 import { describe, expect, it } from 'vitest';
+import { uploadFolder } from '../src/http/upload-spool';
 import { aClient, aGroup, type Client, JPEG, multipart, PNG } from './support/factories';
 import { useStack } from './support/use-stack';
 
@@ -163,6 +166,47 @@ describe('contact images', () => {
     expect(over.status).toBe(413);
     expect(((await over.json()) as Failure).error.code).toBe('payload_too_large');
     expect(await world.stack.db('contacts').where({ name: 'Too big' })).toHaveLength(0);
+  });
+
+  it('sends an image of several chunks whole, with its Content-Length', async () => {
+    // Not a multiple of the chunk size: the last chunk is a short one.
+    const bytes = pngOfSize(2 * IMAGE_CHUNK_BYTES + 12_345);
+    const created = await world.client.request('/v4/contacts', {
+      method: 'POST',
+      body: multipart({ name: 'Large picture' }, { bytes, filename: 'l.png', type: 'image/png' }),
+    });
+    const { data } = (await created.json()) as One;
+    const image = await world.client.request(`/v4/contacts/${data.id}/image`);
+    expect(image.status).toBe(200);
+    expect(image.headers.get('content-length')).toBe(String(bytes.length));
+    expect(Buffer.from(await image.arrayBuffer()).equals(bytes)).toBe(true);
+  });
+
+  it('keeps no uploaded file on disk once its request is answered, stored or refused', async () => {
+    const folder = await uploadFolder();
+    const answers = await Promise.all([
+      world.client.request('/v4/contacts', {
+        method: 'POST',
+        body: multipart({ name: 'Kept' }, { bytes: PNG, filename: 'k.png', type: 'image/png' }),
+      }),
+      world.client.request('/v4/contacts', {
+        method: 'POST',
+        body: multipart({ name: 'Not an image' }, { bytes: Buffer.from('text'), filename: 't.png', type: 'image/png' }),
+      }),
+      world.client.request('/v4/contacts', {
+        method: 'POST',
+        body: multipart({}, { bytes: PNG, filename: 'nameless.png', type: 'image/png' }),
+      }),
+      world.client.request('/v4/contacts', {
+        method: 'POST',
+        body: multipart(
+          { name: 'Too big' },
+          { bytes: pngOfSize(MAX_IMAGE_BYTES + 1), filename: 'b.png', type: 'image/png' },
+        ),
+      }),
+    ]);
+    expect(answers.map((answer) => answer.status)).toEqual([201, 422, 422, 413]);
+    await expect.poll(() => readdir(folder), { timeout: 5_000 }).toEqual([]);
   });
 
   it('refuses a malformed multipart body with 400', async () => {

@@ -98,7 +98,9 @@ export function isClientHangUp(error: unknown): boolean {
  * Errors Koa itself is left with (a stream that failed after its answer began, a body the client
  * stopped sending): by default Koa prints them with their stack on stderr, outside the JSON log.
  * Here they are log lines like any other: a client that hung up at debug (it is no fault of the
- * service, and anyone can cause it), anything else at error with the request's id.
+ * service, and anyone can cause it), an error that says it is the request's own (an `expose`d
+ * status below 500: a streamed answer that lost a race with a write) at info with its message,
+ * anything else at error with the request's id.
  */
 export function logApplicationErrors(app: Koa, logger: Logger): void {
   app.on('error', (error: unknown, ctx?: Context) => {
@@ -107,6 +109,11 @@ export function logApplicationErrors(app: Koa, logger: Logger): void {
     if (isClientHangUp(error)) {
       const code = (error as { code?: unknown }).code;
       logger.debug({ ...where, code: typeof code === 'string' ? code : undefined }, 'client closed the connection');
+      return;
+    }
+    const { status, expose, message } = (error ?? {}) as { status?: unknown; expose?: unknown; message?: unknown };
+    if (expose === true && typeof status === 'number' && status < 500 && typeof message === 'string') {
+      logger.info({ ...where, status }, message);
       return;
     }
     logger.error({ ...where, err: error }, 'request failed in the framework');

@@ -31,10 +31,13 @@ beforeAll(async () => {
   app.use(async (ctx) => {
     if (ctx.path === '/boom') ctx.throw(418, 'teapot');
     // An answer whose stream fails after it began: what Koa is left with.
-    if (ctx.path === '/hung-up' || ctx.path === '/broken') {
-      const failure = Object.assign(new Error(ctx.path === '/hung-up' ? 'Premature close' : 'disk on fire'), {
-        code: ctx.path === '/hung-up' ? 'ERR_STREAM_PREMATURE_CLOSE' : 'EIO',
-      });
+    if (ctx.path === '/hung-up' || ctx.path === '/broken' || ctx.path === '/lost-race') {
+      const failure =
+        ctx.path === '/lost-race'
+          ? Object.assign(new Error('The image was replaced during its transfer.'), { status: 409, expose: true })
+          : Object.assign(new Error(ctx.path === '/hung-up' ? 'Premature close' : 'disk on fire'), {
+              code: ctx.path === '/hung-up' ? 'ERR_STREAM_PREMATURE_CLOSE' : 'EIO',
+            });
       ctx.body = new Readable({
         read() {
           this.push('partial');
@@ -156,9 +159,9 @@ describe('route labels', () => {
 });
 
 describe('errors Koa is left with', () => {
-  it('are log lines, not stack traces on stderr: a client hang-up at debug, anything else at error', async () => {
+  it("are log lines, not stack traces on stderr: a client hang-up at debug, the request's own at info, anything else at error", async () => {
     const stderr = vi.spyOn(console, 'error');
-    for (const path of ['/hung-up', '/broken']) {
+    for (const path of ['/hung-up', '/broken', '/lost-race']) {
       await fetch(`${baseUrl}${path}`, { headers: { 'x-request-id': `stream${path.replace('/', '-')}` } })
         .then((response) => response.text())
         .catch(() => undefined);
@@ -179,5 +182,12 @@ describe('errors Koa is left with', () => {
       level: 50,
       err: { message: 'disk on fire' },
     });
+    // An exposed 4xx (a transfer that lost its race with a write): its message, no error, no stack.
+    expect(
+      lines.find(
+        (line) => line.req_id === 'stream-lost-race' && line.msg === 'The image was replaced during its transfer.',
+      ),
+    ).toMatchObject({ level: 30, status: 409, path: '/lost-race' });
+    expect(lines.some((line) => line.req_id === 'stream-lost-race' && line.level === 50)).toBe(false);
   });
 });

@@ -5,6 +5,10 @@ import {
   contactRecordPages,
   findBusinessCategoryById,
   findMemberByEmail,
+  findOwnedContactImage,
+  IMAGE_CHUNK_BYTES,
+  ImageChangedError,
+  imageBytes,
   insertBusinessCategory,
   insertContact,
   insertGroup,
@@ -12,6 +16,7 @@ import {
   isGroupMember,
   listBusinessCategories,
   listGroupsOfMember,
+  putContactImage,
 } from '../src/index';
 import { createTestDatabase, type TestDatabase } from '../src/testing/index';
 
@@ -110,5 +115,49 @@ describe('business categories', () => {
     expect(await listBusinessCategories(database.db)).toEqual([retail, farming]);
     expect(await findBusinessCategoryById(database.db, farming.id)).toEqual(farming);
     expect(await findBusinessCategoryById(database.db, farming.id + 1000)).toBeUndefined();
+  });
+});
+
+describe('contact images, read a chunk at a time', () => {
+  const imageOf = async (bytes: Buffer) => {
+    const owner = await aMember();
+    const contactId = await insertContact(database.db, owner.id, { name: 'Pictured' });
+    await putContactImage(database.db, contactId, { contentType: 'image/png', bytes });
+    const found = await findOwnedContactImage(database.db, owner.id, contactId);
+    if (!found?.image) throw new Error('the image was not found');
+    return { contactId, image: found.image };
+  };
+  const collect = async (chunks: AsyncIterable<Buffer>) => {
+    const read: Buffer[] = [];
+    for await (const chunk of chunks) read.push(chunk);
+    return read;
+  };
+
+  it('come whole, in chunks of IMAGE_CHUNK_BYTES, the last one short', async () => {
+    const bytes = Buffer.alloc(2 * IMAGE_CHUNK_BYTES + 100, 7);
+    const { image } = await imageOf(bytes);
+    const chunks = await collect(imageBytes(database.db, image));
+    expect(chunks.map((chunk) => chunk.length)).toEqual([IMAGE_CHUNK_BYTES, IMAGE_CHUNK_BYTES, 100]);
+    expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+  });
+
+  it('stop with ImageChangedError when the image is replaced meanwhile, never mixing in the new one', async () => {
+    const { contactId, image } = await imageOf(Buffer.alloc(3 * IMAGE_CHUNK_BYTES, 1));
+    const chunks = imageBytes(database.db, image);
+    expect((await chunks.next()).value).toEqual(Buffer.alloc(IMAGE_CHUNK_BYTES, 1));
+    // Another image of the same size: read on from the same offsets, its bytes would follow.
+    await putContactImage(database.db, contactId, {
+      contentType: 'image/png',
+      bytes: Buffer.alloc(3 * IMAGE_CHUNK_BYTES, 2),
+    });
+    await expect(chunks.next()).rejects.toBeInstanceOf(ImageChangedError);
+  });
+
+  it('stop with ImageChangedError when the image is removed meanwhile', async () => {
+    const { contactId, image } = await imageOf(Buffer.alloc(2 * IMAGE_CHUNK_BYTES, 3));
+    const chunks = imageBytes(database.db, image);
+    await chunks.next();
+    await database.db('contact_images').where({ contact_id: contactId }).delete();
+    await expect(chunks.next()).rejects.toBeInstanceOf(ImageChangedError);
   });
 });

@@ -5,6 +5,8 @@ import { readBodyText, requireUtf8Charset } from './body-text';
 import { ApiError } from './errors';
 import { parseForm } from './form';
 import { type MultipartBody, parseMultipart, type UploadedFile } from './multipart';
+import { UPLOAD_MEMORY_PER_BYTE, uploadMemory } from './upload-memory';
+import { discardUploads } from './upload-spool';
 
 /**
  * The request body, whatever its encoding: JSON, a URL-encoded form, or multipart/form-data
@@ -24,8 +26,19 @@ export function parseBody(options: { fileFields?: readonly string[] } = {}): Mid
   const fileFields = options.fileFields ?? [];
   return async (ctx, next) => {
     const body = await read(ctx, fileFields);
-    ctx.state.body = body;
-    await next();
+    try {
+      // The files' share of memory is taken before the route reads them, and kept until it has answered.
+      const fileBytes = body.files.reduce((sum, file) => sum + file.size, 0);
+      const release = fileBytes > 0 ? await uploadMemory.reserve(fileBytes * UPLOAD_MEMORY_PER_BYTE) : undefined;
+      try {
+        ctx.state.body = body;
+        await next();
+      } finally {
+        release?.();
+      }
+    } finally {
+      await discardUploads(body.files.map((file) => file.path));
+    }
   };
 }
 

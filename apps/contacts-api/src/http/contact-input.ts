@@ -29,7 +29,7 @@ export async function readContactInput<S extends z.ZodType, C extends ContactCha
   let image: ContactImageInput | undefined;
   const file = body.files.find((candidate) => candidate.field === 'image');
   // A form whose file input was left empty sends a nameless, empty part: that is "no image".
-  if (file && !(file.bytes.length === 0 && file.filename === '')) {
+  if (file && !(file.size === 0 && file.filename === '')) {
     image = await sniffImage(file);
     if (!image) errors.image = [IMAGE_MESSAGE];
   } else if (typeof fields.image === 'string' && fields.image !== '') {

@@ -1,7 +1,7 @@
 import { fileTypeFromBuffer } from 'file-type';
 import { imageSize } from 'image-size';
 import type { ContactImageInput } from '../domain/contacts';
-import type { UploadedFile } from './multipart';
+import { readUploadedFile, type UploadedFile } from './multipart';
 
 export const IMAGE_MESSAGE = 'The image must be a JPEG or PNG file.';
 
@@ -12,10 +12,11 @@ export const IMAGE_MESSAGE = 'The image must be a JPEG or PNG file.';
  * that broke off, six bytes named .jpg) would be stored, and then shown broken by every client.
  */
 export async function sniffImage(file: UploadedFile): Promise<ContactImageInput | undefined> {
-  const type = await fileTypeFromBuffer(file.bytes);
+  const bytes = await readUploadedFile(file);
+  const type = await fileTypeFromBuffer(bytes);
   if (type?.mime !== 'image/jpeg' && type?.mime !== 'image/png') return undefined;
-  if (!hasDimensions(file.bytes)) return undefined;
-  return { contentType: type.mime, bytes: file.bytes };
+  if (!hasDimensions(bytes)) return undefined;
+  return { contentType: type.mime, bytes };
 }
 
 function hasDimensions(bytes: Buffer): boolean {

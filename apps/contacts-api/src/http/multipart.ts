@@ -1,19 +1,31 @@
+import { randomUUID } from 'node:crypto';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { MAX_IMAGE_BYTES } from '@contacts/schemas';
 import busboy from 'busboy';
 import { decodedBody, requestAborted } from './content-coding';
 import { ApiError, validationFailed } from './errors';
 import { tooManyFields } from './form';
+import { discardUploads, uploadFolder } from './upload-spool';
 
 /** Past this much unread upload after a refusal we stop draining and drop the connection. */
 const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
 
+/** A file as it arrived, waiting on disk (upload-spool.ts) until its request is answered. */
 export interface UploadedFile {
   field: string;
   filename: string;
   declaredType: string;
-  bytes: Buffer;
+  size: number;
+  path: string;
+}
+
+/** The file's bytes, in memory: under the upload memory budget (parseBody holds a share for them). */
+export function readUploadedFile(file: UploadedFile): Promise<Buffer> {
+  return readFile(file.path);
 }
 
 export interface MultipartBody {
@@ -32,13 +44,22 @@ export const MAX_MULTIPART_FIELD_BYTES = 64 * 1024;
  * → 422 on that field), at most `maxFileBytes` each: one byte more and the request is refused with
  * 413 at once, before the rest arrives. Other files are discarded unread, unless the request takes
  * no file at all (422). Text fields must be UTF-8 (see the 'field' handler). Broken bodies → 400.
+ * The files are written to disk as they arrive; the caller deletes them (discardUploads) once its
+ * request is answered. A refused body leaves none behind.
  */
-export function parseMultipart(
+export async function parseMultipart(
   req: IncomingMessage,
   options: { fileFields: readonly string[]; maxFileBytes?: number },
 ): Promise<MultipartBody> {
   const maxFileBytes = options.maxFileBytes ?? MAX_IMAGE_BYTES;
-  return new Promise((resolve, reject) => {
+  const folder = await uploadFolder();
+  /** Every file written for this body, whole or not: deleted if the body is refused. */
+  const written: string[] = [];
+  /** Each file's write, settled once its bytes are on disk (or it was given up). */
+  const writes: Promise<void>[] = [];
+  /** The writes under way: given up when the body is refused. */
+  const open = new Set<WriteStream>();
+  return new Promise<MultipartBody>((resolve, reject) => {
     let parser: busboy.Busboy;
     let source: Readable;
     try {
@@ -86,6 +107,9 @@ export function parseMultipart(
         if (drained > MAX_DRAIN_BYTES) req.destroy();
       });
       req.resume();
+      for (const file of open) file.destroy();
+      // Once every write has settled (a write still open would recreate its file).
+      void Promise.allSettled(writes).then(() => discardUploads(written));
       reject(error);
     };
 
@@ -128,11 +152,15 @@ export function parseMultipart(
         return;
       }
       fileFieldsSeen.add(name);
-      const chunks: Buffer[] = [];
+      const path = join(folder, randomUUID());
+      written.push(path);
+      const file = createWriteStream(path, { flags: 'wx', mode: 0o600 });
+      open.add(file);
       let size = 0;
       const tooLarge = () => {
-        chunks.length = 0;
+        stream.unpipe(file);
         stream.resume();
+        file.destroy();
         fail(
           new ApiError(
             413,
@@ -144,18 +172,30 @@ export function parseMultipart(
       stream.on('data', (chunk: Buffer) => {
         size += chunk.length;
         if (size > maxFileBytes) tooLarge();
-        else if (!settled) chunks.push(chunk);
       });
       stream.on('limit', tooLarge);
-      stream.on('close', () => {
-        if (settled || stream.truncated) return;
-        files.push({
-          field: name,
-          filename: info.filename ?? '',
-          declaredType: info.mimeType,
-          bytes: Buffer.concat(chunks),
-        });
-      });
+      writes.push(
+        new Promise<void>((settle) => {
+          file.on('error', (error: NodeJS.ErrnoException) => {
+            settle();
+            fail(
+              new ApiError(
+                503,
+                'service_unavailable',
+                `The upload could not be kept on this server's disk (${error.code ?? 'write failed'}); send it again later. Nothing was written.`,
+                { headers: { 'Retry-After': '30' } },
+              ),
+            );
+          });
+          file.on('close', () => {
+            open.delete(file);
+            settle();
+            if (settled || stream.truncated || size > maxFileBytes) return;
+            files.push({ field: name, filename: info.filename ?? '', declaredType: info.mimeType, size, path });
+          });
+        }),
+      );
+      stream.pipe(file);
     });
     parser.on('fieldsLimit', () => fail(tooManyFields()));
     parser.on('partsLimit', () => fail(new ApiError(413, 'payload_too_large', 'Too many parts.')));
@@ -164,8 +204,13 @@ export function parseMultipart(
     );
     parser.on('close', () => {
       if (settled) return;
-      settled = true;
-      resolve({ fields, files });
+      // The parser is done once the body has been read; its files' last bytes may still be on their
+      // way to disk. Settled only then, so that a failed write can still refuse the body.
+      void Promise.all(writes).then(() => {
+        if (settled) return;
+        settled = true;
+        resolve({ fields, files });
+      });
     });
     req.on('aborted', () => fail(requestAborted()));
     source.on('error', (error: Error) =>

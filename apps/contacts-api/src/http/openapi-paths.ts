@@ -112,7 +112,7 @@ const v4Error = (description: string): JsonObject => ({
 
 /** Every route's 503: nothing was done, and the same request can succeed when sent again. */
 const SERVICE_UNAVAILABLE =
-  'Nothing was done; send the request again after Retry-After seconds. The authorization server cannot be reached to check the token, the database cannot be reached, or a write collided with a concurrent change of the same contacts (a deadlock PostgreSQL undid); for a vCard import, also when this server already runs as many imports as it takes at once.';
+  'Nothing was done; send the request again after Retry-After seconds. The authorization server cannot be reached to check the token, the database cannot be reached, or a write collided with a concurrent change of the same contacts (a deadlock PostgreSQL undid); for a vCard import, also when this server already runs as many imports as it takes at once; for an image upload, also when it waited 20 s for the memory this server keeps for uploads (or the upload could not be kept on its disk).';
 const RETRY_AFTER = {
   'Retry-After': { schema: { type: 'integer', minimum: 0 }, description: 'Seconds to wait before sending it again.' },
 };

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import type { Database } from '../connection';
+import { queryPrepared } from '../prepared';
 import type { ContactImageRow } from '../tables';
 import type { Queryable } from './contacts';
 
@@ -41,12 +43,23 @@ export async function deleteContactImage(db: Queryable, contactId: number): Prom
   return deleted > 0;
 }
 
+/** An image as a request for it finds it: what it is, and its first bytes (at most IMAGE_CHUNK_BYTES). */
+export type StoredImage = Omit<ContactImage, 'bytes'> & { firstChunk: Buffer };
+
 /**
  * What a request for a contact's image finds: undefined when the contact is not one the caller
  * may see (no such contact); else the contact's image, undefined when it has none. Both in one
  * query, so that a 404 can say which.
  */
-export type ImageLookup = { image: ContactImage | undefined } | undefined;
+export type ImageLookup = { image: StoredImage | undefined } | undefined;
+
+/**
+ * The most bytes of an image read at once. An image is sent in chunks of this size, each read
+ * when the client has taken the one before (readImageChunk): a download holds about this much of
+ * the process's memory, however large the image and however slowly it is read, rather than the
+ * whole image (and twice its size in the driver's hex text) for as long as the transfer lasts.
+ */
+export const IMAGE_CHUNK_BYTES = 256 * 1024;
 
 /** The image of one of the owner's contacts. */
 export async function findOwnedContactImage(db: Queryable, ownerId: number, contactId: number): Promise<ImageLookup> {
@@ -67,14 +80,53 @@ async function imageOfContactWhere(
   const row = await db('contacts as c')
     .leftJoin('contact_images as ci', 'ci.contact_id', 'c.id')
     .where({ ...condition, 'c.id': contactId })
-    .first<(Omit<ContactImage, 'contact_id'> & { contact_id: number | null }) | undefined>(
+    .first<(Omit<StoredImage, 'contact_id'> & { contact_id: number | null }) | undefined>(
       'ci.contact_id',
       'ci.content_type',
       'ci.size',
       'ci.sha256',
-      'ci.bytes',
       'ci.created_at',
+      db.raw('substring(ci.bytes from 1 for ?) as "firstChunk"', [IMAGE_CHUNK_BYTES]),
     );
   if (row === undefined) return undefined;
-  return { image: row.contact_id === null ? undefined : (row as ContactImage) };
+  return { image: row.contact_id === null ? undefined : (row as StoredImage) };
+}
+
+/**
+ * The image's bytes, a chunk at a time, each read when the one before has been taken. Replaced or
+ * removed meanwhile, the image's next chunk is an ImageChangedError rather than bytes of another.
+ */
+export async function* imageBytes(db: Database, image: StoredImage): AsyncGenerator<Buffer> {
+  yield image.firstChunk;
+  for (let offset = image.firstChunk.length; offset < image.size; ) {
+    const chunk = await readImageChunk(db, image, offset);
+    if (!chunk || chunk.length === 0) throw new ImageChangedError();
+    yield chunk;
+    offset += chunk.length;
+  }
+}
+
+export class ImageChangedError extends Error {
+  constructor() {
+    super('The image was replaced or removed while it was being read.');
+  }
+}
+
+/**
+ * Bytes `offset` to `offset + IMAGE_CHUNK_BYTES` of the contact's image, if it is still the image
+ * whose hash is `sha256`; undefined once it has been replaced or removed (the rest of a transfer
+ * begun before must not come from another image). PostgreSQL reads only the slice asked for.
+ */
+async function readImageChunk(
+  db: Database,
+  image: Pick<StoredImage, 'contact_id' | 'sha256'>,
+  offset: number,
+): Promise<Buffer | undefined> {
+  const [row] = await queryPrepared<{ chunk: Buffer }>(
+    db,
+    'contact-image-chunk',
+    'select substring(bytes from $3 for $4) as chunk from contact_images where contact_id = $1 and sha256 = $2',
+    [image.contact_id, image.sha256, offset + 1, IMAGE_CHUNK_BYTES],
+  );
+  return row?.chunk;
 }

@@ -1,4 +1,13 @@
-import { type ContactRecord, findOwnedContactImage, type ImageLookup } from '@contacts/db';
+import { Readable } from 'node:stream';
+import {
+  type ContactRecord,
+  type Database,
+  findOwnedContactImage,
+  ImageChangedError,
+  type ImageLookup,
+  imageBytes,
+  type StoredImage,
+} from '@contacts/db';
 import { toContactV4 } from '@contacts/schemas';
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
@@ -60,7 +69,7 @@ export function imageRoutes({ db, publicUrl, read, write, rateLimit }: RouteDepe
     responses: imageResponses('No such contact, or it has no image.'),
   });
   router.get('/v4/contacts/:id/image', read, rateLimit, image.middleware, async (ctx) => {
-    answerWithImage(ctx, await findOwnedContactImage(db, callerOf(ctx).memberId, pathId(ctx)), 'No such contact.');
+    answerWithImage(ctx, db, await findOwnedContactImage(db, callerOf(ctx).memberId, pathId(ctx)), 'No such contact.');
   });
 
   const removed = koaGuard({
@@ -115,12 +124,12 @@ export function imageRoutes({ db, publicUrl, read, write, rateLimit }: RouteDepe
   router.get('/v4/groups/:id/guests/:contact_id/image', read, rateLimit, guestImage.middleware, async (ctx) => {
     const { memberId } = callerOf(ctx);
     const found = await findGroupGuestImageFor(db, memberId, pathId(ctx), pathId(ctx, 'contact_id'));
-    answerWithImage(ctx, found, 'No such guest of this group.');
+    answerWithImage(ctx, db, found, 'No such guest of this group.');
   });
   return router;
 }
 
-function answerWithImage(ctx: Context, found: ImageLookup, noSuchContact: string): void {
+function answerWithImage(ctx: Context, db: Database, found: ImageLookup, noSuchContact: string): void {
   if (!found) throw new ApiError(404, 'not_found', noSuchContact);
   const stored = found.image;
   if (!stored) throw new ApiError(404, 'not_found', 'This contact has no image.');
@@ -142,5 +151,29 @@ function answerWithImage(ctx: Context, found: ImageLookup, noSuchContact: string
     return;
   }
   ctx.type = stored.content_type;
-  ctx.body = stored.bytes;
+  ctx.length = stored.size;
+  ctx.body =
+    stored.firstChunk.length === stored.size
+      ? stored.firstChunk
+      : Readable.from(sentImage(db, stored), { highWaterMark: 1 });
+}
+
+/**
+ * The image's bytes as they are sent: one chunk ahead of the client at most (Readable.from's
+ * default is 16), so that a download holds about one chunk of memory however slowly it is read.
+ * An image replaced or removed meanwhile breaks the transfer off (the client sees fewer bytes
+ * than Content-Length, and asks again) rather than mix two images.
+ */
+async function* sentImage(db: Database, image: StoredImage): AsyncGenerator<Buffer> {
+  try {
+    yield* imageBytes(db, image);
+  } catch (error) {
+    throw error instanceof ImageChangedError ? new TransferBrokenOff(error.message) : error;
+  }
+}
+
+/** Logged as what it is (a transfer that lost its race with a write), not as a failure of the server. */
+class TransferBrokenOff extends Error {
+  readonly status = 409;
+  readonly expose = true;
 }

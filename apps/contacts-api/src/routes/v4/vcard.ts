@@ -22,7 +22,8 @@ import { readBodyBytes, requireUtf8Charset, utf8Text } from '../../http/body-tex
 import { concurrencyGate } from '../../http/concurrency-gate';
 import { ApiError, validationFailed } from '../../http/errors';
 import { koaGuard } from '../../http/guard';
-import { parseMultipart } from '../../http/multipart';
+import { parseMultipart, readUploadedFile } from '../../http/multipart';
+import { discardUploads } from '../../http/upload-spool';
 import { callerOf, type RouteDependencies } from '../context';
 import { v4Error } from '../contract-parts';
 
@@ -230,9 +231,13 @@ async function readVCardLines(ctx: Context): Promise<string[]> {
   }
   if (ctx.is('multipart/form-data')) {
     const body = await parseMultipart(ctx.req, { fileFields: ['file'], maxFileBytes: MAX_IMPORT_BYTES });
-    const file = body.files.find((candidate) => candidate.field === 'file');
-    if (!file) throw validationFailed({ file: ['Send the vCard file in the multipart field "file".'] });
-    return splitLines(utf8Text(unfoldOctets(file.bytes), 'The file'));
+    try {
+      const file = body.files.find((candidate) => candidate.field === 'file');
+      if (!file) throw validationFailed({ file: ['Send the vCard file in the multipart field "file".'] });
+      return splitLines(utf8Text(unfoldOctets(await readUploadedFile(file)), 'The file'));
+    } finally {
+      await discardUploads(body.files.map((file) => file.path));
+    }
   }
   throw new ApiError(415, 'unsupported_media_type', 'Send text/vcard, or multipart/form-data with a "file" field.');
 }
