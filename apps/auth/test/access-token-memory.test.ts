@@ -105,6 +105,26 @@ describe('access tokens kept in memory by the authorization server', () => {
     expect((await introspectAsApi(server, token)).active).toBe(false);
   });
 
+  it('says when its listeners are cut and when they are back, so that an operator sees the warning clear', async () => {
+    const said = (message: string) =>
+      server.logLines.filter((line) => (JSON.parse(line) as { msg?: string }).msg?.startsWith(message)).length;
+    const before = {
+      tokensBack: said('listening for token revocations'),
+      clientsBack: said('listening for application changes'),
+    };
+    await server.database.db.raw(
+      "select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'contacts-listen' and datname = current_database()",
+    );
+    await expect.poll(() => said('token revocation listener down'), { timeout: 5_000 }).toBeGreaterThan(0);
+    await expect.poll(() => said('application change listener down'), { timeout: 5_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(() => said('listening for token revocations'), { timeout: 10_000 })
+      .toBeGreaterThan(before.tokensBack);
+    await expect
+      .poll(() => said('listening for application changes'), { timeout: 10_000 })
+      .toBeGreaterThan(before.clientsBack);
+  });
+
   it('remembers no absence: a token not found is looked up again', async () => {
     const { token } = await aTokenOfAnApplication();
     const { db } = server.database;

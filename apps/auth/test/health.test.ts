@@ -30,6 +30,14 @@ describe('auth health endpoints', () => {
     expect(ready.status).toBe(200);
   });
 
+  it('answers HEAD on /healthz, /readyz and /metrics as GET, without a body (probes that use HEAD)', async () => {
+    for (const path of ['/healthz', '/readyz', '/metrics']) {
+      const head = await fetch(`${baseUrl}${path}`, { method: 'HEAD' });
+      expect(head.status, path).toBe(200);
+      expect(await head.text(), path).toBe('');
+    }
+  });
+
   it('is not ready when a migration is missing', async () => {
     await database.db('knex_migrations').delete();
     const ready = await fetch(`${baseUrl}/readyz`);

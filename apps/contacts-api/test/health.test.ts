@@ -41,6 +41,14 @@ describe('contacts-api health endpoints', () => {
     expect(ready.status).toBe(200);
   });
 
+  it('answers HEAD on /healthz, /readyz and /metrics as GET, without a body (probes that use HEAD)', async () => {
+    for (const path of ['/healthz', '/readyz', '/metrics']) {
+      const head = await fetch(`${world.stack.apiUrl}${path}`, { method: 'HEAD' });
+      expect(head.status, path).toBe(200);
+      expect(await head.text(), path).toBe('');
+    }
+  });
+
   it('is not ready when AUTH_INTERNAL_URL reaches something other than the authorization server (itself here)', async () => {
     const { status, problems, apiUrl } = await readinessOfStack({ authInternalUrlIsTheApi: true });
     expect(status).toBe(503);

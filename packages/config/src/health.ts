@@ -14,14 +14,16 @@ export interface HealthAnswer {
 }
 
 /**
- * GET /healthz answers as long as the process serves requests, naming the service; GET /readyz
+ * GET (or HEAD) /healthz answers as long as the process serves requests, naming the service; GET /readyz
  * runs every check and answers 503 with the problems when one fails, so a balancer stops
  * sending traffic.
  */
 export function healthEndpoints(service: string, checks: Record<string, ReadinessCheck>): Middleware {
   const alive: HealthAnswer = { status: 'ok', service };
   return async (ctx, next) => {
-    if (ctx.method !== 'GET' || (ctx.path !== '/healthz' && ctx.path !== '/readyz')) return next();
+    // HEAD as GET (Koa drops the body): a balancer or uptime check that probes with HEAD must not read 404.
+    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || (ctx.path !== '/healthz' && ctx.path !== '/readyz'))
+      return next();
     ctx.set('Cache-Control', 'no-store');
     if (ctx.path === '/healthz') {
       ctx.body = alive;

@@ -54,7 +54,7 @@ export function createServiceMetrics(options: ServiceMetricsOptions): ServiceMet
   const routeOf = routeLabels();
 
   const middleware: Middleware = async (ctx, next) => {
-    if (ctx.method === 'GET' && ctx.path === '/metrics') {
+    if ((ctx.method === 'GET' || ctx.method === 'HEAD') && ctx.path === '/metrics') {
       ctx.set('Content-Type', registry.contentType);
       ctx.set('Cache-Control', 'no-store');
       ctx.body = await registry.metrics();

@@ -30,6 +30,8 @@ export async function openServiceDatabase(options: {
   settings: ServiceDatabaseSettings;
   applicationName: string;
   log: (message: string) => void;
+  /** Where knex's own messages go; `log` when not given. */
+  driverLog?: (message: string) => void;
   /** What the person running it should see about the embedded server (see EmbeddedDatabaseOptions; default: log). */
   warn?: (message: string) => void;
   mode?: 'own' | 'share';
@@ -56,7 +58,7 @@ export async function openServiceDatabase(options: {
   const db = createDatabase(server.url, {
     poolMax: settings.poolMax,
     applicationName: options.applicationName,
-    log: options.log,
+    log: options.driverLog ?? options.log,
   });
   try {
     if (options.migrate || server.kind === 'embedded') {
@@ -94,6 +96,7 @@ export async function openServiceDatabase(options: {
 /** What `openOwnServiceDatabase` writes to: its progress, and each attempt at an unreachable server. */
 export interface ServiceStartLog {
   info(message: string): void;
+  debug(message: string): void;
   warn(fields: { err: unknown }, message: string): void;
 }
 
@@ -116,6 +119,10 @@ export async function openOwnServiceDatabase(
       settings: { ...runtime.database, dataDir },
       applicationName: name,
       log: (message) => log.info(message),
+      // knex's own lines ("Acquire connection error", one per attempt, twice a second per process
+      // while the database is away) repeat what the failed requests, /readyz and the listeners'
+      // reconnect lines (with db_code) already say.
+      driverLog: (message) => log.debug(message),
       ...(runtime.migrateOnStart ? { migrate: true } : {}),
       service: {
         name,

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { serviceRuntimeFrom } from '@contacts/config';
 import { describe, expect, inject, it } from 'vitest';
 import {
   DatabaseNotReadyError,
   databaseFailureForLog,
   driverConnectionString,
   explainDatabaseFailure,
+  openOwnServiceDatabase,
   openServiceDatabase,
   withDatabaseName,
 } from '../src/index';
@@ -121,6 +123,32 @@ describe("a service's database at start", () => {
       message: 'connect ECONNREFUSED 127.0.0.1:1',
       db_code: 'ECONNREFUSED',
     });
+  });
+});
+
+describe("a service's database while it is away", () => {
+  it("logs the driver's own lines (one per connection attempt) at debug: the failed requests and /readyz say it already", async () => {
+    const lines: Array<{ level: string; message: string }> = [];
+    const database = await openOwnServiceDatabase(
+      'contacts-api',
+      serviceRuntimeFrom({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/x' }),
+      {
+        info: (message) => lines.push({ level: 'info', message }),
+        debug: (message) => lines.push({ level: 'debug', message }),
+        warn: (_fields, message) => lines.push({ level: 'warn', message }),
+      },
+      '/nonexistent',
+    );
+    try {
+      // Rejected once the pool gives up (or is closed below); what matters here is what it logs meanwhile.
+      database.db.raw('select 1').catch(() => undefined);
+      await expect
+        .poll(() => lines.filter((line) => line.message.startsWith('knex: Acquire connection error')).length)
+        .toBeGreaterThan(0);
+      expect(lines.filter((line) => line.message.startsWith('knex:')).map((line) => line.level)).not.toContain('info');
+    } finally {
+      await database.close();
+    }
   });
 });
 

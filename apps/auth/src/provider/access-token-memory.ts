@@ -60,8 +60,9 @@ export function accessTokenMemory(db: Database, logger: Logger): AccessTokenMemo
     onStateChange(listening, error) {
       generation += 1;
       entries.clear();
-      if (!listening)
-        logger.warn({ err: error }, 'token revocation listener down; reading every access token from the database');
+      // Said both ways, so that an operator alerting on the warning sees it clear.
+      if (listening) logger.info('listening for token revocations; access tokens kept in memory again');
+      else logger.warn({ err: error }, 'token revocation listener down; reading every access token from the database');
     },
   });
 

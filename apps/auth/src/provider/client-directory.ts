@@ -44,8 +44,9 @@ export function clientDirectory(db: Database, logger: Logger): ClientDirectory {
     onNotification: forget,
     onStateChange(listening, error) {
       forgetAll();
-      if (!listening)
-        logger.warn({ err: error }, 'application change listener down; reading every client from the database');
+      // Said both ways, so that an operator alerting on the warning sees it clear.
+      if (listening) logger.info('listening for application changes; clients kept in memory again');
+      else logger.warn({ err: error }, 'application change listener down; reading every client from the database');
     },
   });
 
