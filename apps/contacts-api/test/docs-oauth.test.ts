@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { registerMember } from '@contacts/auth';
 import { API_DOCS_CLIENT_ID, apiDocsRedirectUri } from '@contacts/config';
 import { launchBrowser } from '@contacts/config/testing/browser';
@@ -117,6 +119,42 @@ describe('the API docs page (Swagger UI) signs in with OAuth', () => {
     expect(rows.map((cells) => cells.slice(0, 2))).toEqual([
       ['API documentation (Swagger UI)', 'See your contacts, your groups and the business categories'],
     ]);
+  });
+
+  it('has no WCAG 2.1 A or AA violation (axe-core), and its Authorize dialog explains DPoP instead of an error', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    try {
+      await page.goto(`${stack.baseUrl}/docs`);
+      await page.locator('.opblock').first().waitFor();
+      // Evaluated through the DevTools protocol: the page's CSP (no inline scripts) does not apply.
+      await page.evaluate(await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'));
+      const violations = await page.evaluate(async () => {
+        const { axe } = window as unknown as {
+          axe: {
+            run(
+              context: Document,
+              options: object,
+            ): Promise<{ violations: Array<{ id: string; nodes: Array<{ target: unknown }> }> }>;
+          };
+        };
+        const result = await axe.run(document, {
+          runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+        });
+        return result.violations.map((violation) => ({
+          id: violation.id,
+          targets: violation.nodes.map((node) => node.target),
+        }));
+      });
+      expect(violations).toEqual([]);
+
+      await page.locator('.btn.authorize').first().click();
+      const dialog = page.locator('.modal-ux');
+      await expect.poll(() => dialog.innerText()).toContain('DPoP');
+      expect(await dialog.innerText()).not.toContain('unsupported scheme');
+      await page.screenshot({ path: `${SCREENSHOTS}-dpop-in-dialog.png`, fullPage: true });
+    } finally {
+      await page.close();
+    }
   });
 
   it('serves the OAuth callback page and the settings script under a CSP without inline scripts', async () => {
