@@ -53,3 +53,76 @@ describe('cross-origin requests to the token endpoint (SECURITY.md, 2.6)', () =>
     expect(response.headers.get('access-control-allow-origin')).toBeNull();
   });
 });
+
+describe("answers made before oidc-provider's router, to a browser app (the oauthlib probe's F1)", () => {
+  const origin = 'http://localhost:5175';
+  let clientId: string;
+  beforeAll(async () => {
+    clientId = (await anApplication(server.database.db, { public: true, redirectUri: `${origin}/callback` })).client_id;
+  });
+
+  const corsHeaders = (response: Response) => ({
+    allowOrigin: response.headers.get('access-control-allow-origin'),
+    expose: response.headers.get('access-control-expose-headers'),
+    vary: response.headers.get('vary'),
+  });
+  const post = (path: string, contentType: string, body: string) =>
+    fetch(`${server.baseUrl}${path}`, { method: 'POST', headers: { origin, 'content-type': contentType }, body });
+  const formOf = (params: Record<string, string>) => new URLSearchParams(params).toString();
+  const FORM = 'application/x-www-form-urlencoded';
+
+  it("carry the CORS headers of the provider's own answers, so the app can read the error", async () => {
+    // The provider's own answer to this app: an unknown refresh token.
+    const own = await post(
+      '/oauth/token',
+      FORM,
+      formOf({ grant_type: 'refresh_token', refresh_token: 'x', client_id: clientId }),
+    );
+    expect(((await own.json()) as { error: string }).error).toBe('invalid_grant');
+    const expected = corsHeaders(own);
+    expect(expected.allowOrigin).toBe(origin);
+    expect(expected.expose?.split(', ')).toEqual(
+      expect.arrayContaining([
+        'WWW-Authenticate',
+        'Retry-After',
+        'RateLimit-Limit',
+        'RateLimit-Remaining',
+        'RateLimit-Reset',
+      ]),
+    );
+
+    const big = 'x'.repeat(60 * 1024);
+    const early: [string, () => Promise<Response>, number][] = [
+      ['malformed JSON', () => post('/oauth/token', 'application/json', '{bad'), 400],
+      ['a JSON array', () => post('/oauth/token', 'application/json', '[1]'), 400],
+      ['a JSON list for scope', () => post('/oauth/token', 'application/json', JSON.stringify({ scope: ['*'] })), 400],
+      ['a JSON body over the limit', () => post('/oauth/token', 'application/json', JSON.stringify({ big })), 413],
+      ['a NUL at the token endpoint', () => post('/oauth/token', FORM, 'refresh_token=a%00b'), 400],
+      ['a NUL at the revocation endpoint', () => post('/oauth/revoke', FORM, 'token=a%00b'), 400],
+      ['a NUL at the introspection endpoint', () => post('/oauth/introspect', FORM, 'token=a%00b'), 400],
+      ['a form over the limit at the token endpoint', () => post('/oauth/token', FORM, formOf({ big })), 413],
+      ['a form over the limit at the revocation endpoint', () => post('/oauth/revoke', FORM, formOf({ big })), 413],
+      [
+        'a form over the limit at the introspection endpoint',
+        () => post('/oauth/introspect', FORM, formOf({ big })),
+        413,
+      ],
+      ['GET of the token endpoint', () => fetch(`${server.baseUrl}/oauth/token`, { headers: { origin } }), 405],
+    ];
+    for (const [what, send, status] of early) {
+      const response = await send();
+      expect(response.status, what).toBe(status);
+      expect(((await response.json()) as { error: string }).error, what).toBe('invalid_request');
+      expect(corsHeaders(response), what).toEqual(expected);
+    }
+  });
+
+  it('lets a public document be read whatever went wrong, as the provider does', async () => {
+    const wrongMethod = await fetch(`${server.baseUrl}/.well-known/oauth-authorization-server`, {
+      method: 'POST',
+      headers: { origin },
+    });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('access-control-allow-origin')).toBe(origin);
+  });
+});

@@ -89,6 +89,21 @@ describe('token endpoint rate limit per client', () => {
     expect(own.headers.get('ratelimit-remaining')).toBe('3');
   });
 
+  it('lets a browser app read the 429 and when to retry (CORS headers, Retry-After exposed)', async () => {
+    const origin = 'http://localhost:5176';
+    const spa = await anApplication(server.database.db, { public: true, redirectUri: `${origin}/callback` });
+    const refresh = { grant_type: 'refresh_token', refresh_token: 'not-a-token', client_id: spa.client_id };
+    for (let n = 0; n < 4; n++) expect((await form(refresh, { origin })).status).toBe(400);
+    const limited = await form(refresh, { origin });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('access-control-allow-origin')).toBe(origin);
+    const exposed = limited.headers.get('access-control-expose-headers')?.split(', ');
+    expect(exposed).toEqual(
+      expect.arrayContaining(['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']),
+    );
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
   it("gives an address no more than ten clients' allowance, however many client_ids it makes up", async () => {
     const caller = { 'x-forwarded-for': '198.51.100.99' };
     const made = (n: number) =>

@@ -7,6 +7,7 @@ import { canonicalEndpointPaths } from '../http/canonical-endpoint-paths';
 import { clientAuthChallenge } from '../http/client-auth-challenge';
 import { discoveryMetadata } from '../http/discovery-metadata';
 import { dpopProofFailures } from '../http/dpop-proof-failures';
+import { corsOnEveryAnswer } from '../http/endpoint-cors';
 import { endpointMethods } from '../http/endpoint-methods';
 import { recordPersonalTokenUse } from '../http/introspection-usage';
 import { issuerOrigin } from '../http/issuer-origin';
@@ -42,6 +43,8 @@ export function useProviderMiddleware(
   provider.use(issuerOrigin(provider.issuer));
   // Then: everything below may know an endpoint by its path, in the one spelling documented.
   provider.use(canonicalEndpointPaths(provider));
+  // Around everything that may answer before the provider's router, so that those answers carry its CORS headers too.
+  provider.use(corsOnEveryAnswer(provider));
   provider.use(endpointMethods(provider));
   provider.use(discoveryMetadata);
   provider.use(clientAuthChallenge(provider.issuer));
