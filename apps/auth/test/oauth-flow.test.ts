@@ -319,6 +319,32 @@ describe('the authorization-code flow, driven by a real browser and oauth4webapi
     expect(basic.status).toBe(200);
   });
 
+  it('refuses a token request body of another type, naming both types it reads (form and JSON)', async () => {
+    const body = `grant_type=refresh_token&client_id=${app.client_id}&client_secret=${app.client_secret}`;
+    for (const type of ['text/plain;charset=UTF-8', 'application/vnd.api+json']) {
+      const refused = await fetch(as.token_endpoint as string, {
+        method: 'POST',
+        headers: { 'content-type': type, accept: 'application/json' },
+        body,
+      });
+      expect(refused.status, type).toBe(400);
+      expect(await refused.json(), type).toEqual({
+        error: 'invalid_request',
+        error_description:
+          'only application/x-www-form-urlencoded or application/json content-type bodies are supported on POST /oauth/token',
+      });
+    }
+    // Introspection and revocation read forms only, and say so.
+    const revocation = await fetch(as.revocation_endpoint as string, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ token: 'x' }),
+    });
+    expect(((await revocation.json()) as { error_description: string }).error_description).toBe(
+      'only application/x-www-form-urlencoded content-type bodies are supported on POST /oauth/revoke',
+    );
+  });
+
   it('refuses a JSON token parameter that has no form spelling (a list, an object) with invalid_request, spending nothing', async () => {
     const refreshToken = await aRefreshToken(server.auth.provider, { memberId: member.id, clientId: app.client_id });
     const refresh = (scope: unknown) =>

@@ -63,11 +63,23 @@ function refuseTooLarge(ctx: Context): void {
   refuse(ctx, `the request body is larger than ${MAX_BODY / 1024} KiB`, 413);
 }
 
-/** POST /oauth/token with a JSON body: handed to oidc-provider as an already-parsed form body. */
+/** The body types the token endpoint reads: a form (RFC 6749) and JSON (the original server's). */
+const TOKEN_BODY_TYPES = ['application/x-www-form-urlencoded', 'application/json'] as const;
+
+/**
+ * POST /oauth/token with a JSON body: handed to oidc-provider as an already-parsed form body.
+ * A body of any other type is refused here, naming both types: the provider, which sees only
+ * form bodies, would say that only application/x-www-form-urlencoded is supported.
+ */
 export function tokenJsonBody(provider: Provider) {
   const isToken = isTokenRequest(provider);
   return async function translateJsonTokenBody(ctx: Context, next: Next) {
-    if (!isToken(ctx) || !ctx.is('application/json')) return next();
+    if (!isToken(ctx)) return next();
+    // As the provider (selective_body.js): no Content-Type at all is an empty form.
+    if (ctx.get('content-type') && !ctx.is(...TOKEN_BODY_TYPES)) {
+      return refuse(ctx, `only ${TOKEN_BODY_TYPES.join(' or ')} content-type bodies are supported on POST ${ctx.path}`);
+    }
+    if (!ctx.is('application/json')) return next();
     let parsed: unknown;
     try {
       parsed = JSON.parse((await readBody(ctx)).toString('utf8'));
