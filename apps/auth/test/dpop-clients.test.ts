@@ -7,7 +7,11 @@ import { buildOpenApiDocument } from '@contacts/schemas';
 import * as jose from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { DPOP_PROOF_MISSING_DETAIL, DPOP_PROOF_REPLAYED_DETAIL } from '../src/http/dpop-proof-failures';
+import {
+  DPOP_PROOF_MISSING_DETAIL,
+  DPOP_PROOF_REPLAYED_DETAIL,
+  DPOP_PROOF_UNVERIFIED_DESCRIPTION,
+} from '../src/http/dpop-proof-failures';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import {
   aMember,
@@ -77,6 +81,51 @@ describe('a DPoP-required client at the token endpoint (RFC 9449 §5.2)', () => 
     const main = createRequire(import.meta.url).resolve('oidc-provider');
     const source = await readFile(path.join(path.dirname(main), 'helpers', 'validate_dpop.js'), 'utf8');
     expect(source).toContain(`new ErrorClass('${DPOP_PROOF_REPLAYED_DETAIL}')`);
+  });
+
+  it('names exactly the description oidc-provider gives every proof jose refused (fails when an upgrade changes it)', async () => {
+    const main = createRequire(import.meta.url).resolve('oidc-provider');
+    const source = await readFile(path.join(path.dirname(main), 'helpers', 'validate_dpop.js'), 'utf8');
+    expect(source).toContain(`new InvalidDpopProof('${DPOP_PROOF_UNVERIFIED_DESCRIPTION}', { cause })`);
+  });
+
+  it('says what is wrong with a proof of an algorithm it does not take, or of another typ (not "key binding")', async () => {
+    const refreshWith = async (proof: string) =>
+      fetch(as.token_endpoint as string, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', DPoP: proof },
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: await refreshToken(),
+          client_id: app.client_id,
+          client_secret: app.client_secret as string,
+        }),
+      });
+    const signed = async (alg: string, typ: string, sign = alg) => {
+      const { privateKey, publicKey } = await jose.generateKeyPair(sign);
+      return new jose.SignJWT({ htm: 'POST', htu: as.token_endpoint, jti: randomUUID() })
+        .setProtectedHeader({ alg, typ, jwk: await jose.exportJWK(publicKey) })
+        .setIssuedAt()
+        .sign(privateKey);
+    };
+    const algorithm =
+      'the DPoP proof is signed with an algorithm this server does not accept: sign it with ES256, Ed25519, EdDSA (dpop_signing_alg_values_supported)';
+    for (const [what, proof, description] of [
+      ['RS256', await signed('RS256', 'dpop+jwt'), algorithm],
+      ['PS256', await signed('PS256', 'dpop+jwt'), algorithm],
+      ['typ jwt', await signed('ES256', 'jwt'), 'the DPoP proof must have the header typ dpop+jwt'],
+    ] as const) {
+      const refused = await refreshWith(proof);
+      expect(refused.status, what).toBe(400);
+      expect(await refused.json(), what).toEqual({ error: 'invalid_dpop_proof', error_description: description });
+    }
+    // Any other reason jose has (here a signature that does not verify) keeps oidc-provider's words.
+    const good = await signed('ES256', 'dpop+jwt');
+    const tampered = `${good.slice(0, good.lastIndexOf('.') + 1)}${'A'.repeat(86)}`;
+    expect(await (await refreshWith(tampered)).json()).toEqual({
+      error: 'invalid_dpop_proof',
+      error_description: DPOP_PROOF_UNVERIFIED_DESCRIPTION,
+    });
   });
 
   it('refuses a DPoP proof used before with invalid_dpop_proof, and the refresh token it came with still works', async () => {

@@ -100,6 +100,9 @@ async function proof(
 /** The algorithms the authorization server binds tokens with: the only ones the API may name. */
 const ALGS = DPOP_SIGNING_ALGORITHMS.join(' ');
 
+/** What a proof signed with any other algorithm is told. */
+const UNACCEPTED_ALGORITHM = `the DPoP proof is signed with an algorithm this server does not accept: sign it with ${DPOP_SIGNING_ALGORITHMS.join(', ')} (dpop_signing_alg_values_supported)`;
+
 const callApi = (token: string, dpopProof: string | undefined, url = `${stack.apiUrl}/v4/contacts`) =>
   fetch(url, { headers: { authorization: `DPoP ${token}`, ...(dpopProof ? { dpop: dpopProof } : {}) } });
 
@@ -132,6 +135,7 @@ describe('DPoP, end to end with oauth4webapi', () => {
     const response = await callApi(tokens.access_token, sent);
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toMatch(/^DPoP error="invalid_dpop_proof", .*algs="ES256 /);
+    expect(response.headers.get('www-authenticate')).toContain(`error_description="${UNACCEPTED_ALGORITHM}"`);
     expect(await response.json()).toEqual({ error: { code: 'unauthorized', message: expect.any(String) } });
   });
 
@@ -250,12 +254,19 @@ describe('DPoP, end to end with oauth4webapi', () => {
       why: 'another token’s hash',
       make: (k: KeyPair) => proof(k, { ath: accessTokenHash('another token') }),
       error: 'invalid_dpop_proof',
+      description: 'the DPoP proof is for another access token',
     },
-    { why: 'no ath', make: (k: KeyPair) => proof(k, {}), error: 'invalid_dpop_proof' },
+    {
+      why: 'no ath',
+      make: (k: KeyPair) => proof(k, {}),
+      error: 'invalid_dpop_proof',
+      description: 'the DPoP proof has no ath: a proof sent with an access token carries its hash',
+    },
     {
       why: 'typ JWT',
       make: (k: KeyPair, ath: string) => proof(k, { ath }, { typ: 'JWT' }),
       error: 'invalid_dpop_proof',
+      description: 'the DPoP proof must have the header typ dpop+jwt',
     },
     {
       why: 'another key than the token’s',
@@ -275,6 +286,7 @@ describe('DPoP, end to end with oauth4webapi', () => {
           .setIssuedAt()
           .sign(new TextEncoder().encode('secret')),
       error: 'invalid_dpop_proof',
+      description: UNACCEPTED_ALGORITHM,
     },
     {
       why: 'a private key in the header',
@@ -284,15 +296,27 @@ describe('DPoP, end to end with oauth4webapi', () => {
       },
       error: 'invalid_dpop_proof',
     },
-  ])('answers 401 for $why', async ({ make, error }) => {
-    const sent = await make(key, accessTokenHash(tokens.access_token));
-    const response = await callApi(tokens.access_token, sent);
-    expect(response.status).toBe(401);
-    const challenge = response.headers.get('www-authenticate') ?? '';
-    expect(challenge).toContain(`DPoP error="${error}"`);
-    expect(challenge).toContain(`algs="${ALGS}"`);
-    expect(await response.json()).toEqual({ error: { code: 'unauthorized', message: expect.any(String) } });
-  });
+  ])(
+    'answers 401 for $why',
+    async ({
+      make,
+      error,
+      description,
+    }: {
+      make: (k: KeyPair, ath: string) => Promise<string | undefined>;
+      error: string;
+      description?: string;
+    }) => {
+      const sent = await make(key, accessTokenHash(tokens.access_token));
+      const response = await callApi(tokens.access_token, sent);
+      expect(response.status).toBe(401);
+      const challenge = response.headers.get('www-authenticate') ?? '';
+      expect(challenge).toContain(`DPoP error="${error}"`);
+      if (description) expect(challenge).toContain(`error_description="${description}"`);
+      expect(challenge).toContain(`algs="${ALGS}"`);
+      expect(await response.json()).toEqual({ error: { code: 'unauthorized', message: expect.any(String) } });
+    },
+  );
 
   it('answers a DPoP request whose token lacks the scope with a DPoP challenge (403 insufficient_scope, RFC 9449 §7.1)', async () => {
     const readerKey = await generateKeyPair('ES256');

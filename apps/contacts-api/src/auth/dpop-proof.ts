@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DPOP_SIGNING_ALGORITHMS } from '@contacts/config';
+import { DPOP_SIGNING_ALGORITHMS, dpopProofMistake } from '@contacts/config';
 import { calculateJwkThumbprint, EmbeddedJWK, type JWK, jwtVerify } from 'jose';
 
 /**
@@ -69,8 +69,10 @@ export async function verifyDpopProof(proof: string, expected: ExpectedDpopReque
     const verified = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: ALGORITHMS });
     payload = verified.payload;
     jwk = verified.protectedHeader.jwk as JWK;
-  } catch {
-    throw new InvalidDpopProof('the DPoP proof is malformed or its signature does not verify');
+  } catch (error) {
+    throw new InvalidDpopProof(
+      dpopProofMistake(error) ?? 'the DPoP proof is malformed or its signature does not verify',
+    );
   }
   const { jti, htm, htu, iat, ath } = payload;
   if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH) {
@@ -84,6 +86,10 @@ export async function verifyDpopProof(proof: string, expected: ExpectedDpopReque
   const now = expected.now ?? Math.floor(Date.now() / 1000);
   if (typeof iat !== 'number' || !Number.isFinite(iat) || Math.abs(now - iat) > DPOP_PROOF_WINDOW_SECONDS) {
     throw new InvalidDpopProof('the DPoP proof is too old or from the future');
+  }
+  // Told apart from a wrong hash: a proof without ath is for no token, and the fix is to add it.
+  if (ath === undefined) {
+    throw new InvalidDpopProof('the DPoP proof has no ath: a proof sent with an access token carries its hash');
   }
   if (ath !== accessTokenHash(expected.accessToken)) {
     throw new InvalidDpopProof('the DPoP proof is for another access token');
