@@ -30,9 +30,19 @@ function checksumOf(random: string): string {
   return base62(crc32(random), CHECKSUM_LENGTH);
 }
 
-export function generatePersonalTokenValue(): string {
+/**
+ * `length` uniformly random base62 characters (log2 62 ≈ 5.95 bits each). Letters and digits
+ * only, so that a value shown once is selected whole by a double-click (a `-` ends the word)
+ * and needs no escaping anywhere: personal tokens, and client secrets too.
+ */
+export function randomBase62(length: number): string {
   let random = '';
-  for (let i = 0; i < RANDOM_LENGTH; i += 1) random += BASE62[randomInt(62)];
+  for (let i = 0; i < length; i += 1) random += BASE62[randomInt(62)];
+  return random;
+}
+
+export function generatePersonalTokenValue(): string {
+  const random = randomBase62(RANDOM_LENGTH);
   return `${PERSONAL_TOKEN_PREFIX}${random}${checksumOf(random)}`;
 }
 

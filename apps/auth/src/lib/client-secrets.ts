@@ -1,12 +1,18 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { tokenHash } from '@contacts/db';
+import { randomBase62, tokenHash } from '@contacts/db';
+
+/** 43 base62 characters: 256.03 bits, as many as the 32 random bytes secrets used to be. */
+const CLIENT_SECRET_LENGTH = 43;
 
 /**
  * Client secrets are 256-bit random values, so one SHA-256 is enough to store them safely
  * (no dictionary to try), and cheap enough for the token endpoint's every request.
+ * Letters and digits only, as personal tokens: a secret is shown once, and in base64url about
+ * every other one held a `-`, where a double-click's selection stopped, so half a secret was
+ * copied. Secrets made before (base64url) keep working: only their hashes are stored.
  */
 export function generateClientSecret(): string {
-  return randomBytes(32).toString('base64url');
+  return randomBase62(CLIENT_SECRET_LENGTH);
 }
 
 /**
