@@ -41,6 +41,31 @@ function validatorFor(path: string, method: string, status: number): z.ZodType {
   return z.fromJSONSchema(relinked);
 }
 
+/**
+ * A schema of the document as a validator of input, `format` taken as the annotation JSON Schema
+ * 2020-12 makes it by default: the validators that do check it read it more loosely than the API
+ * (RFC 3986's `uri` takes `http://`, RFC 3339's `date-time` a lowercase `t`), so the document
+ * states each rule by a keyword every validator applies (pattern, maxLength, minItems, anyOf…).
+ */
+function validatorOf(schema: JsonObject): z.ZodType {
+  const components = (document.components as { schemas: JsonObject }).schemas;
+  const relinked = JSON.stringify({ ...schema, $defs: components }).replaceAll('#/components/schemas/', '#/$defs/');
+  return z.fromJSONSchema(
+    JSON.parse(relinked, (key, value) => (key === 'format' && typeof value === 'string' ? undefined : value)),
+  );
+}
+
+/** The schema of parameter `name` of `method path`, declared on the operation or on its path. */
+function parameterSchema(path: string, method: string, name: string): JsonObject {
+  const item = document.paths[path] as unknown as Record<string, { parameters?: JsonObject[] }> & {
+    parameters?: JsonObject[];
+  };
+  const parameters = [...(item.parameters ?? []), ...(item[method]?.parameters ?? [])];
+  const parameter = parameters.find((candidate) => candidate.name === name);
+  if (!parameter) throw new Error(`the document gives ${method.toUpperCase()} ${path} no parameter ${name}`);
+  return parameter.schema as JsonObject;
+}
+
 /** A path item's operations are its HTTP methods (beside them: `parameters`, `servers`). */
 const isOperation = (key: string) => ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'].includes(key);
 
@@ -156,21 +181,17 @@ describe('OpenAPI document', () => {
 
   it('refuses by its input schemas what the API refuses: a client validating by the document sends no such value', async () => {
     const components = (document.components as { schemas: Record<string, JsonObject> }).schemas;
-    const inputSchema = (component: string) =>
-      z.fromJSONSchema(
-        JSON.parse(
-          JSON.stringify({ ...components[component], $defs: components }).replaceAll(
-            '#/components/schemas/',
-            '#/$defs/',
-          ),
-        ),
-      );
+    const inputSchema = (component: string) => validatorOf(components[component] as JsonObject);
     const refused: [string, Record<string, unknown>][] = [
       ['a name of spaces only', { name: '   ' }],
       ['a NUL character in a name', { name: 'nul\u0000char' }],
       ['a NUL character in a city', { name: 'x', city: 'a\u0000b' }],
       ['a website that is no http(s) URL', { name: 'x', website: 'ftp://example.com/' }],
       ['a javascript: website', { name: 'x', website: 'javascript:alert(1)' }],
+      ['a website of the scheme alone', { name: 'x', website: 'http://' }],
+      ['a secure website of the scheme alone', { name: 'x', website: 'https://' }],
+      ['a website with a port over 65535', { name: 'x', website: 'https://example.com:99999' }],
+      ['an e-mail local part over 64 characters', { name: 'x', email: `${'a'.repeat(65)}@example.com` }],
       ['a group id 0 as digits', { name: 'x', group_id: '0' }],
       ['a business category id past the integer range as digits', { name: 'x', business_category_id: '2147483648' }],
       ['an address over 255 characters', { name: 'x', address: 'a'.repeat(256) }],
@@ -190,7 +211,13 @@ describe('OpenAPI document', () => {
       }
     }
     // What the schemas accept, the API accepts: the rules are not stricter in the document.
-    const accepted = { name: ' Ada ', website: 'HTTPS://example.com/', group_id: null, business_category_id: '' };
+    const accepted = {
+      name: ' Ada ',
+      email: `${'a'.repeat(64)}@example.com`,
+      website: 'HTTPS://user@example.com:65535/',
+      group_id: null,
+      business_category_id: '',
+    };
     expect(inputSchema('ContactInput').safeParse(accepted).success).toBe(true);
     expect(
       (
@@ -212,6 +239,49 @@ describe('OpenAPI document', () => {
         })
       ).status,
     ).toBe(422);
+  });
+
+  it('refuses by its parameter and delete schemas what the API refuses: updated_since, the v3 offset, an empty DELETE', async () => {
+    const updatedSince = validatorOf(parameterSchema('/v4/contacts', 'get', 'updated_since'));
+    // RFC 3339 allows a lowercase t and z, and its ABNF a leap second; the API's parser takes neither, nor a space.
+    for (const instant of ['2026-11-27t14:30:00z', '2026-11-27T14:30:60Z', '2026-11-27 14:30:00Z']) {
+      const answer = await client.request(`/v4/contacts?updated_since=${encodeURIComponent(instant)}`);
+      expect(answer.status, instant).toBe(422);
+      await answer.arrayBuffer();
+      expect(updatedSince.safeParse(instant).success, instant).toBe(false);
+    }
+    for (const instant of ['2026-11-27T16:30:00+02:00', '2026-11-27T14:30:00.123Z']) {
+      const answer = await client.request(`/v4/contacts?updated_since=${encodeURIComponent(instant)}`);
+      expect(answer.status, instant).toBe(200);
+      await answer.arrayBuffer();
+      expect(updatedSince.safeParse(instant).success, instant).toBe(true);
+    }
+
+    // The v3 offset's real maximum, and a refusal that names it.
+    const offset = validatorOf(parameterSchema('/v3/contacts/{offset}/{limit}', 'get', 'offset'));
+    const pastMaximum = await client.json<{ errors: { offset: string[] } }>('/v3/contacts/1000000000000000/1');
+    expect(pastMaximum.status).toBe(422);
+    expect(pastMaximum.body.errors.offset).toEqual(['The offset must be an integer from 0 to 999999999999999.']);
+    expect(offset.safeParse(1_000_000_000_000_000).success).toBe(false);
+    const atMaximum = await client.json<unknown[]>('/v3/contacts/999999999999999/1');
+    expect(atMaximum).toMatchObject({ status: 200, body: [] });
+    expect(offset.safeParse(999_999_999_999_999).success).toBe(true);
+
+    // DELETE /v4/contacts needs contact_ids (not empty) or group_id.
+    const deletion = validatorOf({ $ref: '#/components/schemas/DeleteContacts' });
+    for (const body of [{}, { contact_ids: [] }, { ignored: 1 }]) {
+      const answer = await client.request('/v4/contacts', {
+        method: 'DELETE',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(answer.status, JSON.stringify(body)).toBe(422);
+      await answer.arrayBuffer();
+      expect(deletion.safeParse(body).success, JSON.stringify(body)).toBe(false);
+    }
+    for (const body of [{ contact_ids: [2_000_000_000] }, { group_id: 2_000_000_000 }]) {
+      expect(deletion.safeParse(body).success, JSON.stringify(body)).toBe(true);
+    }
   });
 
   it('documents query values as what they stand for: the page size an integer with its range, updated_since a date-time', () => {

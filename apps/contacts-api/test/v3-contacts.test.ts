@@ -534,9 +534,9 @@ describe('GET /v3/contacts and GET /v3/contacts/{offset}/{limit}', () => {
   it('names both when both are wrong', async () => {
     const { body } = await lister.json<Laravel422>('/v3/contacts/-1/0');
     expect(body).toEqual({
-      message: 'The offset must be an integer of at least 0. (and 1 more error)',
+      message: 'The offset must be an integer from 0 to 999999999999999. (and 1 more error)',
       errors: {
-        offset: ['The offset must be an integer of at least 0.'],
+        offset: ['The offset must be an integer from 0 to 999999999999999.'],
         limit: ['The limit must be an integer between 1 and 1000.'],
       },
     });

@@ -55,7 +55,8 @@ export function v3InputToChanges(input: ContactUpdateV3): ContactChanges {
 
 /**
  * A path segment holding a whole number in [min, max]; anything else (-1, 1.5, abc, 1e3) is refused.
- * Documented as the integer it stands for.
+ * At most 15 digits are read (leading zeros included), which no max here exceeds. Documented as
+ * the integer it stands for.
  */
 function pathInteger(min: number, max: number, message: string) {
   return z
@@ -63,12 +64,18 @@ function pathInteger(min: number, max: number, message: string) {
     .regex(/^\d{1,15}$/, message)
     .transform(Number)
     .refine((n) => n >= min && n <= max, message)
-    .meta({ type: 'integer', minimum: min, ...(max < Number.MAX_SAFE_INTEGER ? { maximum: max } : {}) });
+    .meta({ type: 'integer', minimum: min, maximum: max });
 }
+
+/**
+ * The largest v3 `{offset}`: the largest number of 15 digits, the most pathInteger reads (an
+ * offset past the caller's contacts is an empty page anyway).
+ */
+export const MAX_V3_OFFSET = 999_999_999_999_999;
 
 /** GET /v3/contacts/{offset}/{limit}. */
 export const contactPageParamsV3 = z.object({
-  offset: pathInteger(0, Number.MAX_SAFE_INTEGER, 'The offset must be an integer of at least 0.').describe(
+  offset: pathInteger(0, MAX_V3_OFFSET, `The offset must be an integer from 0 to ${MAX_V3_OFFSET}.`).describe(
     'How many contacts (in id order) to skip.',
   ),
   limit: pathInteger(1, MAX_LIST_LIMIT, `The limit must be an integer between 1 and ${MAX_LIST_LIMIT}.`).describe(

@@ -21,7 +21,7 @@ const DOMAIN = `(?:${LABEL}(?:\\.${LABEL})*|${ADDRESS_LITERAL})`;
 const ADDR_SPEC = new RegExp(`^(${DOT_ATOM}|${QUOTED})@${DOMAIN}$`, 'u');
 
 /** RFC 5321 §4.5.3.1.1: a local part holds at most 64 octets. */
-const MAX_LOCAL_PART_OCTETS = 64;
+export const MAX_LOCAL_PART_OCTETS = 64;
 
 export function isEmailAddress(value: string): boolean {
   const match = ADDR_SPEC.exec(value);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isEmailAddress } from './email-address';
+import { isEmailAddress, MAX_LOCAL_PART_OCTETS } from './email-address';
 import { isRowId, ROW_ID_DIGITS_PATTERN, rowIdMessage, rowIdNumber } from './row-id';
 
 /**
@@ -47,6 +47,14 @@ export function requiredText(field: string, max = 255) {
     .meta({ pattern: NUL_FREE_NOT_BLANK });
 }
 
+/**
+ * The local part's limit (isEmailAddress) as a pattern, for validators that take `format` as a
+ * mere annotation: an `@` after at most MAX_LOCAL_PART_OCTETS characters, and none after it (a
+ * domain holds none; a quoted local part may), or nothing at all. Exact for ASCII; a pattern
+ * cannot count UTF-8 octets, so the description states them.
+ */
+const LOCAL_PART_WITHIN_LIMIT = `^(?:[\\s\\S]{0,${MAX_LOCAL_PART_OCTETS}}@[^@]*)?$`;
+
 /** An e-mail address (isEmailAddress: RFC 5322, international ones included), trimmed like the other fields. */
 export function optionalEmail(max = 254) {
   const message = 'The email must be a valid email address.';
@@ -58,11 +66,26 @@ export function optionalEmail(max = 254) {
     .meta({
       // JSON Schema's name for RFC 6531 addresses (RFC 5321's, international characters allowed).
       format: 'idn-email',
-      description: `An e-mail address as RFC 5322 writes it (a quoted local part, a one-label domain and an address literal included), with the international characters RFC 6531 allows; at most ${max} characters.`,
+      pattern: LOCAL_PART_WITHIN_LIMIT,
+      description: `An e-mail address as RFC 5322 writes it (a quoted local part, a one-label domain and an address literal included), with the international characters RFC 6531 allows; at most ${max} characters, of which at most ${MAX_LOCAL_PART_OCTETS} octets (UTF-8) before the @ (RFC 5321).`,
     })
     .nullable()
     .transform((value) => (value === '' ? null : value));
 }
+
+/** A TCP port as a URL writes it: 0 to 65535, leading zeros allowed (the URL parser reads them so). */
+const PORT = '0*(?:[0-5]?\\d{0,4}|6[0-4]\\d{3}|65[0-4]\\d{2}|655[0-2]\\d|6553[0-5])';
+
+/**
+ * What the URL parser (WHATWG's, which z.url runs) requires of an http(s) URL, as a pattern, so
+ * that the document states it: the scheme in any case and `://`; then a host that is not empty
+ * (`http://` alone is no URL), after any `user:password@`: a bracketed IPv6 address, or characters
+ * none of which the parser forbids in a host (nor `%`: a percent-encoded host is refused here,
+ * though the parser may take one); then any port up to 65535, and the rest of the URL after a
+ * `/`, `?` or `#` (a `\` is read as `/`). What no pattern says well (a numeric host's IPv4 ranges,
+ * IDNA's rules for `xn--` labels) is left to `format: uri`.
+ */
+const HTTP_URL = `^[Hh][Tt][Tt][Pp][Ss]?://(?:[^/?#\\\\]*@)?(?:\\[[0-9A-Fa-f:.]+\\]|[^\\s/?#:@\\[\\]\\\\<>^|%]+)(?::${PORT})?(?:[/?#\\\\]|$)`;
 
 /** An absolute http(s) URL (its scheme in any case, as URLs allow); a pattern, so that the document states it. */
 export function optionalWebsite(max = 2048) {
@@ -71,8 +94,8 @@ export function optionalWebsite(max = 2048) {
     .url({ protocol: /^https?$/, error: message })
     .max(max, message)
     .meta({
-      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
-      description: `An absolute http:// or https:// URL, at most ${max} characters.`,
+      pattern: HTTP_URL,
+      description: `An absolute http:// or https:// URL with a host (a port, if any, up to 65535), at most ${max} characters.`,
     });
   return z
     .union([z.literal(''), url], { error: message })

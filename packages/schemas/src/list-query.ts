@@ -45,6 +45,9 @@ export function encodeCursor(cursor: ListCursor): string {
 
 const oneValue = (field: string) => z.string({ error: `The ${field} parameter must be given once.` }).trim();
 
+/** An instant as `updated_since` takes it: RFC 3339 with `T`, seconds and `Z` or an offset, in upper case. */
+const rfc3339DateTime = z.iso.datetime({ offset: true, error: 'The updated since must be an RFC 3339 date-time.' });
+
 /** A listing's filters as the query string gives them (every value arrives as a string); a cursor's are held to the same rules. */
 const listFilters = z.object({
   q: oneValue('q')
@@ -58,9 +61,11 @@ const listFilters = z.object({
     .optional()
     .describe('Only the contacts in this group.'),
   updated_since: oneValue('updated_since')
-    .pipe(z.iso.datetime({ offset: true, error: 'The updated since must be an RFC 3339 date-time.' }))
+    .pipe(rfc3339DateTime)
     .transform((value) => new Date(value))
-    .meta({ type: 'string', format: 'date-time' })
+    // The pattern is the parser's own: RFC 3339's format also allows a lowercase `t`/`z`, a
+    // space for `T` and a leap second, which this parser refuses.
+    .meta({ type: 'string', format: 'date-time', pattern: rfc3339DateTime.def.pattern?.source })
     .optional()
     .describe('Only contacts updated at or after this instant (RFC 3339).'),
 });
