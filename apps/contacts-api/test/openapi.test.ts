@@ -75,10 +75,39 @@ function getParameters(path: string): JsonObject[] {
   return operation?.parameters ?? [];
 }
 
+/**
+ * Response headers the document does not name per operation: HTTP's own (framing, the connection,
+ * caching; Content-Type is the response's `content`), CORS's, and the nosniff every answer carries.
+ */
+const GENERAL_HEADERS = new Set([
+  'cache-control',
+  'connection',
+  'content-length',
+  'content-type',
+  'date',
+  'keep-alive',
+  'transfer-encoding',
+  'vary',
+  'x-content-type-options',
+]);
+
+/** The answer's body matches the schema the document gives its status, and it sends no header the document does not name there. */
 async function expectDocumented(path: string, method: string, response: Response): Promise<void> {
   const body: unknown = await response.json();
   const result = validatorFor(path, method, response.status).safeParse(body);
   expect(result.error?.issues ?? []).toEqual([]);
+  const declared = Object.keys(document.paths[path]?.[method]?.responses[String(response.status)]?.headers ?? {});
+  const sent: string[] = [];
+  response.headers.forEach((_value, name) => {
+    sent.push(name);
+  });
+  const undeclared = sent.filter(
+    (name) =>
+      !GENERAL_HEADERS.has(name) &&
+      !name.startsWith('access-control-') &&
+      !declared.some((header) => header.toLowerCase() === name),
+  );
+  expect(undeclared, `${method.toUpperCase()} ${path} → ${response.status}`).toEqual([]);
 }
 
 describe('OpenAPI document', () => {
@@ -326,11 +355,17 @@ describe('OpenAPI document', () => {
       /^The image is larger than 12 MB\. .*JSON or form body larger than 1 MB/,
     );
     for (const { name, operation } of operations) {
-      // The limit's state on every success, where a client paces itself by it; the request id everywhere.
+      // The limit's state on every answer given past the limit, errors included (not the access
+      // check's 401, before it); the request id everywhere; Allow on a 405; the scope challenge on a 403.
       for (const [status, response] of Object.entries(operation.responses)) {
         const headers = Object.keys((response as { headers?: object }).headers ?? {});
         expect(headers, `${name} ${status}`).toContain('X-Request-Id');
-        if (status.startsWith('2')) expect(headers, `${name} ${status}`).toContain('RateLimit-Remaining');
+        if (!['401', '403'].includes(status)) {
+          expect(headers, `${name} ${status}`).toContain('RateLimit-Remaining');
+        }
+        if (status === '401') expect(headers, `${name} ${status}`).not.toContain('RateLimit-Remaining');
+        if (status === '401' || status === '403') expect(headers, `${name} ${status}`).toContain('WWW-Authenticate');
+        if (status === '405') expect(headers, `${name} ${status}`).toContain('Allow');
       }
       expect(Object.keys(operation.responses['429']?.headers ?? {}), name).toEqual(
         expect.arrayContaining(['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']),
@@ -399,7 +434,11 @@ describe('OpenAPI document', () => {
     await expectDocumented('/v4/contacts', 'post', created);
     await expectDocumented('/v4/contacts', 'get', await client.request('/v4/contacts?limit=1'));
     await expectDocumented('/v4/contacts/{id}', 'get', await client.request(`/v4/contacts/${id}`));
-    await expectDocumented('/v4/contacts/{id}', 'get', await client.request('/v4/contacts/2000000000'));
+    // An error past the rate limit carries its state (RateLimit-*), as a success does.
+    const missing = await client.request('/v4/contacts/2000000000');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('RateLimit-Remaining')).toEqual(expect.any(String));
+    await expectDocumented('/v4/contacts/{id}', 'get', missing);
     await expectDocumented(
       '/v4/contacts',
       'post',
@@ -464,6 +503,17 @@ describe('OpenAPI document, v3 (deprecated)', () => {
       'delete',
       await client.request(`/v3/contacts/${contact.id}`, { method: 'DELETE' }),
     );
+    // A POST without `_method`: 405 with Allow, past the rate limit.
+    const spoofed = await client.request(`/v3/contacts/${contact.id}`, form({ city: 'Z' }));
+    expect(spoofed.status).toBe(405);
+    expect(spoofed.headers.get('Allow')).toBe('PATCH, DELETE, POST');
+    await expectDocumented('/v3/contacts/{id}', 'post', spoofed);
+    // A token without the scope: 403 with the challenge, as in v4.
+    const reader = await aClient(stack, { scopes: ['contacts:read'] });
+    const refused = await reader.request('/v3/contacts', form({ name: 'Not written' }));
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('WWW-Authenticate')).toContain('error="insufficient_scope"');
+    await expectDocumented('/v3/contacts', 'post', refused);
   });
 });
 

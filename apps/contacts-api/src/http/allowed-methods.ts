@@ -22,8 +22,13 @@ export function allowedMethodsOf(ctx: Context): string[] {
   return [...new Set((fixed.length > 0 ? fixed : routes).flatMap((layer) => layer.methods))];
 }
 
-export const methodNotAllowed = (allowed: readonly string[]) =>
-  new ApiError(405, 'method_not_allowed', 'Method not allowed.', { headers: { Allow: allowed.join(', ') } });
+export const methodNotAllowed = (allowed: readonly string[], message = 'Method not allowed.') =>
+  new ApiError(405, 'method_not_allowed', message, { headers: { Allow: allowed.join(', ') } });
+
+/** How the OpenAPI document names the header of every 405 (http/openapi-paths.ts). */
+export const ALLOW_HEADERS = {
+  Allow: { schema: { type: 'string' }, description: 'The methods this path answers (RFC 9110 §10.2.1).' },
+};
 
 /** After the router's routes: OPTIONS answered with Allow, other methods a path does not answer → 405. */
 export function allowedMethods(router: Router): Middleware {

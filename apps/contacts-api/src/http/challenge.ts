@@ -46,3 +46,17 @@ export function challengeOf(scheme: TokenScheme, problem?: ChallengeProblem): st
   ];
   return `${scheme} ${parameters.join(', ')}`;
 }
+
+/** How the OpenAPI document names these challenges (http/openapi-paths.ts), on v4's and v3's answers alike. */
+export const UNAUTHORIZED_CHALLENGE_HEADERS = {
+  'WWW-Authenticate': {
+    schema: { type: 'string' },
+    description: `In the scheme of the request: \`Bearer realm="${REALM}"\` when no token was sent (no error code), \`error="invalid_token"\` for a malformed, unknown, expired or revoked one; for a DPoP request \`DPoP error="invalid_token"\` or \`error="invalid_dpop_proof"\`, with \`algs\`.`,
+  },
+};
+export const SCOPE_CHALLENGE_HEADERS = {
+  'WWW-Authenticate': {
+    schema: { type: 'string' },
+    description: `Only when the token lacks the scope: \`error="insufficient_scope"\` and the \`scope\` needed, in the scheme of the request (\`Bearer realm="${REALM}", …\` or \`DPoP …, algs=…\`).`,
+  },
+};

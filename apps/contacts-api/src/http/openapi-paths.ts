@@ -2,6 +2,8 @@ import { openApiSchema, requiresScope, V3_TAG, V4_TAG } from '@contacts/schemas'
 import type { Router } from '@koa/router';
 import { z } from 'zod';
 import { scopeRequiredBy } from '../auth/middleware';
+import { ALLOW_HEADERS } from './allowed-methods';
+import { SCOPE_CHALLENGE_HEADERS, UNAUTHORIZED_CHALLENGE_HEADERS } from './challenge';
 import { contractOf, type ResponseContract, type RouteContract } from './guard';
 import { isPerTokenRateLimit, isRateLimit } from './rate-limit';
 import {
@@ -117,34 +119,6 @@ const RETRY_AFTER = {
   'Retry-After': { schema: { type: 'integer', minimum: 0 }, description: 'Seconds to wait before sending it again.' },
 };
 
-/** What the access check (auth/middleware.ts) answers before any v4 route runs. */
-const V4_AUTH_ERRORS: Record<string, JsonObject> = {
-  '401': {
-    ...v4Error('Missing, invalid, expired or revoked token.'),
-    headers: {
-      'WWW-Authenticate': {
-        schema: { type: 'string' },
-        description:
-          'In the scheme of the request: `Bearer realm="contacts"` when no token was sent (no error code), `error="invalid_token"` for a malformed, unknown, expired or revoked one; for a DPoP request `DPoP error="invalid_token"` or `error="invalid_dpop_proof"`, with `algs`.',
-      },
-    },
-  },
-  '403': {
-    ...v4Error('The token lacks the scope (error="insufficient_scope"), or the member may not do this.'),
-    headers: {
-      'WWW-Authenticate': {
-        schema: { type: 'string' },
-        description:
-          'Only when the token lacks the scope: `error="insufficient_scope"` and the `scope` needed, in the scheme of the request (`Bearer realm="contacts", …` or `DPoP …, algs=…`).',
-      },
-    },
-  },
-  '503': {
-    ...v4Error(SERVICE_UNAVAILABLE),
-    headers: RETRY_AFTER,
-  },
-};
-
 /** The headers every v3 answer carries (routes/v3/deprecation.ts). */
 const DEPRECATION_HEADERS: Record<string, JsonObject> = {
   Deprecation: {
@@ -162,17 +136,50 @@ const v3Message = (description: string): JsonObject => ({
   description,
   content: json({ $ref: '#/components/schemas/MessageV3' }),
 });
-const V3_AUTH_ERRORS: Record<string, JsonObject> = {
+
+/** One answer of the access check (auth/middleware.ts), which runs before every route of both versions. */
+interface AccessCheckAnswer {
+  v4: string;
+  /** v3's description, where its body says more than v4's. */
+  v3?: string;
+  headers: Record<string, JsonObject>;
+  /** Handlers give this status too (a database outage's 503): then past the rate limit. */
+  alsoFromHandlers?: true;
+}
+
+/** What the access check answers before any route runs, with the same headers in v3 as in v4. */
+const ACCESS_CHECK_ANSWERS: Record<string, AccessCheckAnswer> = {
   '401': {
-    ...v3Message('Missing, invalid, expired or revoked token: `{"message": "Unauthenticated."}`.'),
-    headers: { 'WWW-Authenticate': { schema: { type: 'string' }, description: 'A Bearer challenge.' } },
+    v4: 'Missing, invalid, expired or revoked token.',
+    v3: 'Missing, invalid, expired or revoked token: `{"message": "Unauthenticated."}`.',
+    headers: UNAUTHORIZED_CHALLENGE_HEADERS,
   },
-  '403': v3Message('The token lacks the scope, or the member may not do this.'),
-  '503': {
-    ...v3Message(SERVICE_UNAVAILABLE),
-    headers: RETRY_AFTER,
+  '403': {
+    v4: 'The token lacks the scope (error="insufficient_scope"), or the member may not do this.',
+    headers: SCOPE_CHALLENGE_HEADERS,
   },
+  '503': { v4: SERVICE_UNAVAILABLE, headers: RETRY_AFTER, alsoFromHandlers: true },
 };
+
+/** The access check's answers in a version's error shape. */
+function accessCheckAnswers(v3: boolean): Record<string, JsonObject> {
+  return Object.fromEntries(
+    Object.entries(ACCESS_CHECK_ANSWERS).map(([status, answer]) => [
+      status,
+      { ...(v3 ? v3Message(answer.v3 ?? answer.v4) : v4Error(answer.v4)), headers: answer.headers },
+    ]),
+  );
+}
+
+/**
+ * Whether a route's answer of `status` may have passed its rate limit, which stands after the
+ * access check: any status the route or what stands before its handler gives (its 429 included),
+ * or one the access check shares with handlers; not the access check's own 401 or scope 403.
+ */
+function isPastTheLimit(status: string, contract: AnyContract): boolean {
+  const accessCheck = ACCESS_CHECK_ANSWERS[status];
+  return !accessCheck || accessCheck.alsoFromHandlers === true || status in contract.responses;
+}
 
 function operationOf(
   path: string,
@@ -190,7 +197,7 @@ function operationOf(
   for (const [status, response] of Object.entries(contract.responses)) responses[status] = responseOf(response);
   // The access check answers first; a route's own answer for the same status adds its cases to
   // it, and keeps the check's headers (a 403's scope challenge).
-  for (const [status, response] of Object.entries(v3 ? V3_AUTH_ERRORS : V4_AUTH_ERRORS)) {
+  for (const [status, response] of Object.entries(accessCheckAnswers(v3))) {
     const declared = responses[status];
     responses[status] = declared
       ? {
@@ -216,10 +223,11 @@ function operationOf(
       : { ...(v3 ? v3Message : v4Error)(answer.description), ...(answer.headers ? { headers: answer.headers } : {}) };
   }
   for (const [status, response] of Object.entries(responses)) {
-    const reportsLimit = reportsRateLimit && /^[23]/.test(status);
+    const reportsLimit = reportsRateLimit && isPastTheLimit(status, contract);
     response.headers = {
       ...(v3 ? DEPRECATION_HEADERS : {}),
       ...(response.headers as JsonObject | undefined),
+      ...(status === '405' ? ALLOW_HEADERS : {}),
       ...(reportsLimit ? RATE_LIMIT_STATE_HEADERS : {}),
       ...REQUEST_ID_HEADERS,
     };

@@ -13,9 +13,9 @@ import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { deleteOwnContact, updateContactFields, upsertContactByEmail } from '../../domain/contacts';
+import { allowedMethodsOf, methodNotAllowed } from '../../http/allowed-methods';
 import { bodyOf, parseBody } from '../../http/body';
 import { readContactInput } from '../../http/contact-input';
-import { ApiError } from '../../http/errors';
 import { koaGuard } from '../../http/guard';
 import { sendJsonPages } from '../../http/streamed-json';
 import { callerOf, pathId, type RouteDependencies } from '../context';
@@ -178,10 +178,9 @@ export function contactRoutesV3({ db, read, write, rateLimit }: RouteDependencie
       .toUpperCase();
     if (method === 'PATCH') return update(ctx);
     if (method === 'DELETE') return remove(ctx);
-    ctx.set('Allow', 'PATCH, DELETE');
-    throw new ApiError(
-      405,
-      'method_not_allowed',
+    // Allow names the path's methods, as the router's own 405 does (POST: with `_method`).
+    throw methodNotAllowed(
+      allowedMethodsOf(ctx),
       'Send PATCH or DELETE, or POST with _method=PATCH or _method=DELETE.',
     );
   });
