@@ -23,11 +23,11 @@ afterAll(async () => stack?.close());
 const JSON_TYPE = 'application/json';
 const FORM_TYPE = 'application/x-www-form-urlencoded';
 
-/** Every route that reads a JSON or form body, with a body it would accept. */
-const bodyRoutes = () => [
+/** Every route that reads a JSON or form body, with a body it would accept (DELETE /v4/contacts reads JSON alone). */
+const bodyRoutes = (): Array<{ method: string; path: string; json: object; form?: string }> => [
   { method: 'POST', path: '/v4/contacts', json: { name: 'Sent' }, form: 'name=Sent' },
   { method: 'POST', path: `/v4/contacts/${existing}`, json: { city: 'Sent' }, form: 'city=Sent' },
-  { method: 'DELETE', path: '/v4/contacts', json: { contact_ids: [2_000_000_000] }, form: 'group_id=' },
+  { method: 'DELETE', path: '/v4/contacts', json: { contact_ids: [2_000_000_000] } },
   {
     method: 'POST',
     path: '/v4/contacts/batch',
@@ -59,7 +59,7 @@ describe('Content-Encoding', () => {
     for (const route of bodyRoutes()) {
       for (const [type, body] of [
         [JSON_TYPE, JSON.stringify(route.json)],
-        [FORM_TYPE, route.form],
+        ...(route.form === undefined ? [] : [[FORM_TYPE, route.form] as const]),
       ] as const) {
         for (const encoding of ['gzip', 'deflate', 'br']) {
           const response = await send(
@@ -266,6 +266,28 @@ describe('UTF-8', () => {
     expect(v3.status).toBe(422);
     expect(Object.keys(((await v3.json()) as Laravel).errors ?? {})).toEqual(['name']);
     expect(await contactRows()).toEqual(before);
+  });
+
+  it('refuses a body type the route does not read with 415 naming the ones it does: DELETE /v4/contacts reads JSON alone', async () => {
+    for (const [type, body] of [
+      ['text/plain', '{"contact_ids":[1]}'],
+      [FORM_TYPE, `contact_ids=${existing}`],
+      [FORM_TYPE, `contact_ids[]=${existing}`],
+    ] as const) {
+      const response = await send('DELETE', '/v4/contacts', { 'content-type': type }, body);
+      expect(response.status, `${type} ${body}`).toBe(415);
+      expect(await messageOf(response), `${type} ${body}`).toBe('Send application/json.');
+    }
+    const multipartAnswer = await ada.request('/v4/contacts', { method: 'DELETE', body: multipart({ group_id: '1' }) });
+    expect(multipartAnswer.status).toBe(415);
+    await multipartAnswer.arrayBuffer();
+    // A route that reads every type names them all.
+    const create = await send('POST', '/v4/contacts', { 'content-type': 'text/plain' }, 'name=x');
+    expect(create.status).toBe(415);
+    expect(await messageOf(create)).toBe(
+      'Send application/json, application/x-www-form-urlencoded or multipart/form-data.',
+    );
+    expect(await stack.db('contacts').where({ id: existing }).first()).toBeDefined();
   });
 
   it('refuses JSON and forms that declare a charset other than UTF-8 with 415', async () => {

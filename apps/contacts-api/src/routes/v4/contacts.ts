@@ -202,7 +202,9 @@ export function contactRoutes({ db, publicUrl, read, write, rateLimit }: RouteDe
       422: v4Error(`Empty or invalid body, or more than ${MAX_DELETE_IDS} ids.`),
     },
   });
-  router.delete('/v4/contacts', write, rateLimit, parseBody(), remove.middleware, async (ctx) => {
+  // JSON alone, as documented: ids are JSON numbers, which a form cannot send.
+  const jsonBody = parseBody({ mediaTypes: ['application/json'] });
+  router.delete('/v4/contacts', write, rateLimit, jsonBody, remove.middleware, async (ctx) => {
     const { contact_ids, group_id } = remove.of(ctx).body;
     // RFC 9110 §13.1.2: * matches any current representation, and the collection always has one.
     if (ctx.get('if-none-match').trim() === '*')
