@@ -144,6 +144,25 @@ describe('POST /v3/contacts: the golden create answer', () => {
   });
 });
 
+describe('PATCH /v3/contacts/{id}: a v3 object sent back', () => {
+  it('keeps an edit of `company`, the name the answer gives the company; `company_name` wins when both are sent', async () => {
+    const { body: created } = await world.client.json<ContactV3>('/v3/contacts', {
+      method: 'POST',
+      json: { name: 'Sent back', company_name: 'OldCo' },
+    });
+    const { body: edited } = await world.client.json<ContactV3>(`/v3/contacts/${created.id}`, {
+      method: 'PATCH',
+      body: new URLSearchParams({ company: 'NewCo' }),
+    });
+    expect(edited.company).toBe('NewCo');
+    const { body: both } = await world.client.json<ContactV3>(`/v3/contacts/${created.id}`, {
+      method: 'PATCH',
+      json: { ...edited, company_name: 'Named Co' },
+    });
+    expect(both.company).toBe('Named Co');
+  });
+});
+
 describe('POST /v3/contacts: upsert by e-mail', () => {
   it('updates the contact with the same e-mail (any case) instead: 200, same id, user_id, unsent fields kept', async () => {
     const owner = await aClient(world.stack);

@@ -9,14 +9,18 @@ import { MAX_LIST_LIMIT } from './limits';
  * are): a field added to the table is not in v3 unless it is added here deliberately. The rules
  * of each field (kind, limits, required) still come from the column's line in CONTACT_FIELDS.
  *
- * These are v4's names when this list was written, in v4's order, plus `street` (which the v3 answer
- * carries) and `referrer_id` (the member who invited the contact). v3's `address` is the street
- * address, as in v4; when a client sends both — typically a v3 object sent back, whose `address`
- * is the joined full address — `street` wins, being later in this list.
+ * These are v4's names when this list was written, in v4's order, plus `street` and `company`
+ * (the names the v3 answer gives the street and the company) and `referrer_id` (the member who
+ * invited the contact), so that a v3 object sent back, edited, keeps its edits. Where two names
+ * write one column, the later in this list wins when both are sent: v3's `address` is the street
+ * address, as in v4, and a v3 object sent back carries the joined full address in it, so `street`
+ * comes after it; `company` carries the same value as `company_name`, the name v3 documents for
+ * input, so `company_name` comes after it.
  */
 const V3_INPUT_NAMES = {
   name: 'name',
   email: 'email',
+  company: 'company_name',
   company_name: 'company_name',
   personal_number: 'personal_number',
   work_number: 'work_number',

@@ -10,6 +10,7 @@ import { contactCreateV3, contactCreateV4, contactUpdateV3, v3InputToChanges, va
 const V3_INPUT_FIELDS = [
   'name',
   'email',
+  'company',
   'company_name',
   'personal_number',
   'work_number',
@@ -44,5 +45,11 @@ describe('v3 contact input, a frozen contract', () => {
     expect(v3InputToChanges({ address: 'A street' })).toEqual({ street: 'A street' });
     expect(v3InputToChanges({ address: 'A street city', street: 'A street' })).toEqual({ street: 'A street' });
     expect(v3InputToChanges({ referrer_id: 7, company_name: 'Co' })).toEqual({ referrer_id: 7, company_name: 'Co' });
+  });
+
+  it("writes `company` (the answer's name) and `company_name` to the company, `company_name` winning when both are sent", () => {
+    expect(v3InputToChanges({ company: 'NewCo' })).toEqual({ company_name: 'NewCo' });
+    expect(v3InputToChanges({ company: 'Read Co', company_name: 'Sent Co' })).toEqual({ company_name: 'Sent Co' });
+    expect(validate(contactUpdateV3, { company: 'x'.repeat(256) }).ok).toBe(false);
   });
 });
