@@ -84,7 +84,7 @@ export async function createAuthServer({
     logger,
     clients,
     memberSessions: sessions,
-    csrf: csrfSeed(config.secrets.cookieKeys, config.secureCookies),
+    csrf: csrfSeed(config.secrets.cookieKeys, config.secureCookies, config.issuer),
   };
 
   // The provider runs inside this app's context, so both must sign cookies with the same keys.

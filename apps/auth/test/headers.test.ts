@@ -136,9 +136,12 @@ describe('page headers', () => {
       });
     const refused = await forged(`csrf_seed=${seed}`);
     expect(refused.status).toBe(403);
-    // A page of the site that says what happened and what to do, not bare text.
+    // A page of the site that says what happened and what to do, not bare text: without this
+    // host's seed the browser sent none of the site's cookies, as one that blocks them does.
     expect(refused.headers.get('content-type')).toContain('text/html');
-    expect(await refused.text()).toMatch(/<h1>This form has expired<\/h1>[\s\S]*reload the page and try again/);
+    expect(await refused.text()).toMatch(
+      /<h1>This site needs cookies to sign you in<\/h1>[\s\S]*reload the page and try again/,
+    );
     // The control: the same seed, where only this host could have put it, is accepted.
     expect((await forged(`__Host-csrf_seed=${seed}`)).status).toBe(303);
   });

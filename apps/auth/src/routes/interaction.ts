@@ -10,7 +10,7 @@ import { MEMBER_SIGNED_OUT } from '../provider/member-session-policy';
 import { CONTACTS_API_RESOURCE, grantableScopes, scopeDescription } from '../provider/scopes';
 import type { AuthServices } from '../services';
 import { consentPage } from '../views/consent';
-import { errorPage } from '../views/error';
+import { cookiesNeededPage, signInOverPage } from '../views/error';
 import { signInPage } from '../views/sign-in';
 import { formBody } from './form-body';
 import { signInFromForm } from './sign-in-form';
@@ -28,7 +28,7 @@ const SIGNED_IN_SUFFICES = new Set(['no_session', MEMBER_SIGNED_OUT]);
 export function interactionRoutes(services: AuthServices): Router {
   const { provider, db } = services;
   const router = new Router({ prefix: '/interaction/:uid' });
-  router.use(interactionErrors);
+  router.use(interactionErrors(provider.cookieName('interaction')));
   router.use(services.csrf);
   router.use(async (ctx, next) => {
     const details = await provider.interactionDetails(ctx.req, ctx.res);
@@ -213,18 +213,27 @@ function askAgain(ctx: Context, details: InteractionDetails, options: { signIn?:
   ctx.redirect(`${OAUTH_ROUTES.authorization}?${request}`);
 }
 
-/** An interaction that expired or whose cookie is missing: a page that says so, never a stack trace. */
-async function interactionErrors(ctx: Context, next: () => Promise<unknown>) {
-  try {
-    await next();
-  } catch (error) {
-    const name = (error as Error).name;
-    ctx.status = name === 'SessionNotFound' ? 400 : ((error as { status?: number }).status ?? 500);
-    if (ctx.status >= 500) throw error;
-    ctx.type = 'html';
-    ctx.body = errorPage(
-      'This sign-in has expired',
-      'The sign-in request is no longer valid (it may have expired or been completed already). Go back to the application and start again.',
-    );
-  }
+/**
+ * An interaction that is over (answered, expired) or whose cookie is missing: a page that says
+ * so, never a stack trace. A request without the interaction's cookie nor the CSRF seed (which
+ * every page of the interaction sets) comes from a browser that blocks cookies: it is told that
+ * signing in needs them, which no number of new attempts would otherwise reveal.
+ */
+function interactionErrors(interactionCookie: string) {
+  return async function answerClosedInteraction(ctx: Context, next: () => Promise<unknown>) {
+    try {
+      await next();
+    } catch (error) {
+      const name = (error as Error).name;
+      ctx.status = name === 'SessionNotFound' ? 400 : ((error as { status?: number }).status ?? 500);
+      if (ctx.status >= 500) throw error;
+      ctx.type = 'html';
+      const state = ctx.state as Partial<CsrfState>;
+      const noCookies = state.csrfSeedMissing === true && !ctx.cookies.get(interactionCookie);
+      ctx.body =
+        name === 'SessionNotFound' && noCookies && state.cookieHost
+          ? cookiesNeededPage(state.cookieHost, 'go back to the application and start again.')
+          : signInOverPage();
+    }
+  };
 }
