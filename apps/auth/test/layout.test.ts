@@ -44,6 +44,8 @@ let editPage: string;
 /** The same, and its consent page, for an application whose name is one word as long as allowed and whose host is long. */
 let longNamedEditPage: string;
 let longNamedAuthorizeUrl: string;
+/** The pages that ask before a change that cannot be undone, about the items above. */
+let confirmationPages: string[];
 
 beforeAll(async () => {
   server = await startAuthServer();
@@ -63,7 +65,7 @@ beforeAll(async () => {
   await server.auth.personalTokens.create(member.id, { name: 'Nightly contacts export', scopes: '*' });
   // Names as long as allowed, without a space to break at: they wrap instead of widening the page.
   const unbroken = 'Exporter'.repeat(13).slice(0, 100);
-  await server.auth.personalTokens.create(member.id, { name: unbroken, scopes: '*' });
+  const unbrokenToken = await server.auth.personalTokens.create(member.id, { name: unbroken, scopes: '*' });
   const longHost = `https://${'reconciliation'.repeat(4)}.members.example.org/oauth/callback`;
   const longNamed = await registerClient(server.database.db, {
     ownerId: member.id,
@@ -71,6 +73,12 @@ beforeAll(async () => {
     redirectUris: [longHost],
   });
   longNamedEditPage = `/settings/applications/${longNamed.client_id}`;
+  confirmationPages = [
+    `${longNamedEditPage}/rotate-secret`,
+    `${longNamedEditPage}/delete`,
+    `/settings/tokens/${unbrokenToken.id}/revoke`,
+    `/settings/authorized-apps/${client.client_id}/revoke`,
+  ];
   longNamedAuthorizeUrl = authorizeUrl(await discover(server.baseUrl), {
     client_id: longNamed.client_id,
     redirect_uri: longHost,
@@ -171,6 +179,19 @@ describe.each(WIDTHS)('member pages at $name width ($width px)', ({ name, width,
       await check(page, longNamedEditPage, name);
       await check(page, longNamedAuthorizeUrl, name);
       expect(await page.locator('button[value="allow"]').count()).toBe(1);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('the pages that ask before rotating, deleting and revoking fit the width and have no accessibility violation', async () => {
+    const context = await browser.newContext({ viewport: { width, height }, userAgent: DESKTOP_CHROME });
+    try {
+      const page = await signedIn(context);
+      for (const path of confirmationPages) {
+        await check(page, path, name);
+        expect(await page.locator('main form button.danger').count(), path).toBe(1);
+      }
     } finally {
       await context.close();
     }

@@ -83,9 +83,10 @@ describe('sign-in throttling and the audit log', () => {
         body: new URLSearchParams({ token }),
       });
     }
+    await Promise.all([page.waitForURL('**/revoke'), page.click('a[aria-label="Revoke nightly"]')]);
     await Promise.all([
       page.waitForResponse((r) => r.request().method() === 'POST'),
-      page.click('button[aria-label="Revoke nightly"]'),
+      page.click('main button:has-text("Revoke token")'),
     ]);
     expect(await eventsOf(member.id)).toEqual([
       'sign_in.succeeded',

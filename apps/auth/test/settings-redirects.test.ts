@@ -46,7 +46,7 @@ describe('changes that reveal nothing answer 303 to their page, which shows a no
     const { member, browser } = await signedIn();
     const app = await anApplication(server.database.db, { owner: member, name: 'Doomed app' });
     const action = `/settings/applications/${app.client_id}/delete`;
-    const result = await browser.submit('/settings/applications', action, {});
+    const result = await browser.submit(action, action, {});
     expect(result.status).toBe(303);
     expect(result.location).toBe('/settings/applications?notice=deleted');
     const page = await browser.get(result.location as string);
@@ -59,7 +59,7 @@ describe('changes that reveal nothing answer 303 to their page, which shows a no
     const { member, browser } = await signedIn();
     const token = await server.auth.personalTokens.create(member.id, { name: 'cron', scopes: ['contacts:read'] });
     const action = `/settings/tokens/${token.id}/revoke`;
-    const form = await formOn(browser, '/settings/tokens', action);
+    const form = await formOn(browser, action, action);
     const result = await browser.post(action, form);
     expect(result.status).toBe(303);
     expect(result.location).toBe('/settings/tokens?notice=revoked');
@@ -80,7 +80,7 @@ describe('changes that reveal nothing answer 303 to their page, which shows a no
     const accessToken = await anAccessToken(server.auth.provider, { memberId: member.id, clientId: app.client_id });
     const action = `/settings/authorized-apps/${app.client_id}/revoke`;
     expect((await browser.get('/settings/authorized-apps')).html).toContain('Calendar sync');
-    const result = await browser.submit('/settings/authorized-apps', action, {});
+    const result = await browser.submit(action, action, {});
     expect(result.status).toBe(303);
     expect(result.location).toBe('/settings/authorized-apps?notice=revoked');
     const page = await browser.get(result.location as string);
@@ -104,7 +104,7 @@ describe('changes that reveal nothing answer 303 to their page, which shows a no
     }
   });
 
-  it('opens the section for the address of an action (left in the address bar), not a 405', async () => {
+  it('opens the section for the address of an action on nothing of the member’s, not a 405', async () => {
     const { browser } = await signedIn();
     for (const [path, section] of [
       ['/settings/applications/abc/rotate-secret', '/settings/applications'],
@@ -133,12 +133,120 @@ describe('changes that reveal nothing answer 303 to their page, which shows a no
   });
 });
 
+describe('a change that cannot be undone is asked first, on a page of its own', () => {
+  /**
+   * The list links to the change's address; its GET is the question: a form that posts there
+   * (CSRF token included) and Cancel back to the section. The list itself holds no form for it.
+   */
+  async function confirmationOf(browser: HttpBrowser, list: string, action: string, label: string) {
+    const listPage = await browser.get(list);
+    expect(listPage.html).toContain(`href="${action}" aria-label="${label}"`);
+    expect(hiddenFields(listPage.html, action)).toEqual({});
+    const page = await browser.get(action);
+    expect(page.status).toBe(200);
+    expect(hiddenFields(page.html, action).csrf).toBeTruthy();
+    expect(page.html).toContain(`<a class="button secondary" href="${list}">Cancel</a>`);
+    return page.html;
+  }
+
+  it('rotating a secret says every token stops working; Cancel changes nothing, Confirm rotates', async () => {
+    const { member, browser } = await signedIn();
+    const app = await anApplication(server.database.db, { owner: member, name: 'Ledger' });
+    const accessToken = await anAccessToken(server.auth.provider, { memberId: member.id, clientId: app.client_id });
+    const action = `/settings/applications/${app.client_id}/rotate-secret`;
+    const page = await confirmationOf(browser, '/settings/applications', action, 'Rotate secret of Ledger');
+    expect(page).toContain('<h1>Rotate the secret of Ledger?</h1>');
+    expect(page).toContain(
+      'The current secret stops working at once, and every token issued to Ledger is revoked: every member using it is signed out of it and must authorize it again.',
+    );
+    expect(page).toContain('<button type="submit" class="danger">Rotate secret</button>');
+
+    expect((await browser.get('/settings/applications')).status).toBe(200); // Cancel
+    expect(await clientAuthenticates(app.client_id, app.client_secret as string)).toBe(true);
+    expect(await introspectAsApi(server, accessToken)).toMatchObject({ active: true });
+
+    const confirmed = await browser.submit(action, action, {});
+    expect(confirmed.status).toBe(200);
+    expect(await clientAuthenticates(app.client_id, revealed(confirmed.html) as string)).toBe(true);
+    expect(await clientAuthenticates(app.client_id, app.client_secret as string)).toBe(false);
+    expect(await introspectAsApi(server, accessToken)).toEqual({ active: false });
+  });
+
+  it('deleting an application says its members lose access; Cancel changes nothing, Confirm deletes', async () => {
+    const { member, browser } = await signedIn();
+    const app = await anApplication(server.database.db, { owner: member, name: 'Old sync' });
+    const accessToken = await anAccessToken(server.auth.provider, { memberId: member.id, clientId: app.client_id });
+    const action = `/settings/applications/${app.client_id}/delete`;
+    const page = await confirmationOf(browser, '/settings/applications', action, 'Delete Old sync');
+    expect(page).toContain('<h1>Delete Old sync?</h1>');
+    expect(page).toContain('every member using it loses access. This cannot be undone.');
+
+    expect((await browser.get('/settings/applications')).html).toContain('Old sync'); // Cancel
+    expect(await introspectAsApi(server, accessToken)).toMatchObject({ active: true });
+
+    expect((await browser.submit(action, action, {})).location).toBe('/settings/applications?notice=deleted');
+    expect(await server.database.db('oauth_clients').where({ client_id: app.client_id })).toHaveLength(0);
+    expect(await introspectAsApi(server, accessToken)).toEqual({ active: false });
+    // Its address now opens the list: there is nothing left to ask about.
+    expect((await browser.get(action)).location).toBe('/settings/applications');
+  });
+
+  it('revoking a personal token says its scripts stop working; Cancel changes nothing, Confirm revokes', async () => {
+    const { member, browser } = await signedIn();
+    const token = await server.auth.personalTokens.create(member.id, { name: 'backup', scopes: ['contacts:read'] });
+    const action = `/settings/tokens/${token.id}/revoke`;
+    const page = await confirmationOf(browser, '/settings/tokens', action, 'Revoke backup');
+    expect(page).toContain('<h1>Revoke the token backup?</h1>');
+    expect(page).toContain('Every script or program using it stops working at once.');
+
+    await browser.get('/settings/tokens'); // Cancel
+    expect(await introspectAsApi(server, token.token)).toMatchObject({ active: true });
+
+    expect((await browser.submit(action, action, {})).location).toBe('/settings/tokens?notice=revoked');
+    expect(await introspectAsApi(server, token.token)).toEqual({ active: false });
+    expect((await browser.get(action)).location).toBe('/settings/tokens');
+  });
+
+  it("revoking an app's access says its tokens stop working; Cancel changes nothing, Confirm revokes", async () => {
+    const { member, browser } = await signedIn();
+    const app = await anApplication(server.database.db, { name: 'Card index' });
+    const accessToken = await anAccessToken(server.auth.provider, { memberId: member.id, clientId: app.client_id });
+    const action = `/settings/authorized-apps/${app.client_id}/revoke`;
+    const page = await confirmationOf(browser, '/settings/authorized-apps', action, 'Revoke access of Card index');
+    expect(page).toContain('<h1>Revoke the access of Card index?</h1>');
+    expect(page).toContain('Its tokens stop working at once');
+
+    await browser.get('/settings/authorized-apps'); // Cancel
+    expect(await introspectAsApi(server, accessToken)).toMatchObject({ active: true });
+
+    expect((await browser.submit(action, action, {})).location).toBe('/settings/authorized-apps?notice=revoked');
+    expect(await introspectAsApi(server, accessToken)).toEqual({ active: false });
+  });
+
+  it("asks nothing about another member's application or token: their addresses open the section", async () => {
+    const { browser } = await signedIn();
+    const { member: other } = await signedIn();
+    const theirs = await anApplication(server.database.db, { owner: other, name: 'Not yours' });
+    const token = await server.auth.personalTokens.create(other.id, { name: 'not yours', scopes: ['contacts:read'] });
+    for (const [action, section] of [
+      [`/settings/applications/${theirs.client_id}/rotate-secret`, '/settings/applications'],
+      [`/settings/applications/${theirs.client_id}/delete`, '/settings/applications'],
+      [`/settings/tokens/${token.id}/revoke`, '/settings/tokens'],
+      [`/settings/authorized-apps/${theirs.client_id}/revoke`, '/settings/authorized-apps'],
+    ]) {
+      const answer = await browser.get(action as string);
+      expect(answer.status, action).toBe(302);
+      expect(answer.location, action).toBe(section);
+    }
+  });
+});
+
 describe('rotating a secret', () => {
   it('shows the new secret once; the same form sent again rotates nothing and revokes nothing', async () => {
     const { member, browser } = await signedIn();
     const app = await anApplication(server.database.db, { owner: member, name: 'Ledger' });
     const action = `/settings/applications/${app.client_id}/rotate-secret`;
-    const form = await formOn(browser, '/settings/applications', action);
+    const form = await formOn(browser, action, action);
     expect(form.secret_version).toMatch(/^[A-Za-z0-9_-]{16}$/);
 
     const first = await browser.post(action, form);
@@ -147,6 +255,10 @@ describe('rotating a secret', () => {
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     // It says which application the secret is for.
     expect(first.html).toContain(`For Ledger (client ID: <code id="revealed-client-id">${app.client_id}</code>)`);
+    // And what became of the tokens issued with the old secret.
+    expect(first.html).toContain(
+      'The old secret no longer works, and every token issued to Ledger was revoked: members who had authorized it must authorize it again.',
+    );
     expect(await clientAuthenticates(app.client_id, secret)).toBe(true);
     expect(await clientAuthenticates(app.client_id, app.client_secret as string)).toBe(false);
     const issuedSince = await anAccessToken(server.auth.provider, { memberId: member.id, clientId: app.client_id });
@@ -176,7 +288,7 @@ describe('rotating a secret', () => {
     expect(rotations).toHaveLength(1);
 
     // The page's fresh form rotates again.
-    const next = await browser.submit('/settings/applications', action, {});
+    const next = await browser.submit(action, action, {});
     expect(next.status).toBe(200);
     expect(revealed(next.html)).not.toBe(secret);
     expect(await clientAuthenticates(app.client_id, secret)).toBe(false);
@@ -186,7 +298,7 @@ describe('rotating a secret', () => {
     const { member, browser } = await signedIn();
     const app = await anApplication(server.database.db, { owner: member });
     const action = `/settings/applications/${app.client_id}/rotate-secret`;
-    const form = await formOn(browser, '/settings/applications', action);
+    const form = await formOn(browser, action, action);
     const answers = await Promise.all([browser.post(action, form), browser.post(action, form)]);
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 303]);
     const secret = revealed(answers.find((answer) => answer.status === 200)?.html ?? '') as string;
@@ -197,7 +309,7 @@ describe('rotating a secret', () => {
     const { member, browser } = await signedIn();
     const app = await anApplication(server.database.db, { owner: member });
     const action = `/settings/applications/${app.client_id}/rotate-secret`;
-    const { secret_version: _version, ...form } = await formOn(browser, '/settings/applications', action);
+    const { secret_version: _version, ...form } = await formOn(browser, action, action);
     const result = await browser.post(action, form);
     expect(result.status).toBe(422);
     expect(result.html).toContain('This form is out of date');

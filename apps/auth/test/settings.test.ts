@@ -34,6 +34,14 @@ async function submit(selector: string) {
   await page.waitForLoadState('load');
 }
 
+/** A change that cannot be undone: its link on the list, then the confirmation page's button. */
+async function confirmVia(link: string, confirmLabel: string) {
+  const list = new URL(page.url()).pathname;
+  await Promise.all([page.waitForURL((url) => url.pathname !== list), page.click(link)]);
+  expect(await page.locator('main a.button', { hasText: 'Cancel' }).count()).toBe(1);
+  await submit(`main button:has-text("${confirmLabel}")`);
+}
+
 describe('developer settings in the browser', () => {
   it('sends a signed-out member to the sign-in page, and back after signing in', async () => {
     await page.goto(`${server.baseUrl}/settings/tokens`);
@@ -84,7 +92,7 @@ describe('developer settings in the browser', () => {
     const authorized = page.locator('tr', { hasText: 'Authorized an application' });
     expect(await authorized.locator('td[data-label="Application"]').innerText()).toBe(`Card index (${clientId})`);
     await page.goto(`${server.baseUrl}/settings/authorized-apps`);
-    await submit('button[aria-label="Revoke access of Card index"]');
+    await confirmVia('a[aria-label="Revoke access of Card index"]', 'Revoke access');
     expect(page.url()).toBe(`${server.baseUrl}/settings/authorized-apps?notice=revoked`);
     expect(await page.locator('[role="status"]').innerText()).toContain("The application's access was revoked");
     expect(await page.locator('main').innerText()).toContain('You have not authorized any application.');
@@ -92,7 +100,7 @@ describe('developer settings in the browser', () => {
 
     // Rotating the secret: the old one stops working.
     await page.goto(`${server.baseUrl}/settings/applications`);
-    await submit('button:has-text("Rotate secret")');
+    await confirmVia('a[aria-label="Rotate secret of Card index"]', 'Rotate secret');
     const rotated = await page.locator('#revealed-secret').innerText();
     expect(rotated).not.toBe(secret);
     const withOld = await tokenRequest(as, {
@@ -119,7 +127,8 @@ describe('developer settings in the browser', () => {
     expect(withRotated.body.error).toBe('invalid_grant');
 
     // Deleting the application; reloading then shows the page again, deletes nothing more.
-    await submit('button[aria-label="Delete Card index"]');
+    await page.goto(`${server.baseUrl}/settings/applications`);
+    await confirmVia('a[aria-label="Delete Card index"]', 'Delete application');
     expect(page.url()).toBe(`${server.baseUrl}/settings/applications?notice=deleted`);
     expect(await page.locator('[role="status"]').innerText()).toContain('The application was deleted');
     expect(await page.locator('main').innerText()).toContain('No applications yet.');
@@ -165,7 +174,7 @@ describe('developer settings in the browser', () => {
     await page.goto(`${server.baseUrl}/settings/tokens`);
     const row = page.locator('tr', { hasText: 'backup script' });
     expect(await row.innerText()).toContain('contacts:read contacts:write');
-    await submit('button[aria-label="Revoke backup script"]');
+    await confirmVia('a[aria-label="Revoke backup script"]', 'Revoke token');
     expect(page.url()).toBe(`${server.baseUrl}/settings/tokens?notice=revoked`);
     expect(await page.locator('[role="status"]').innerText()).toContain('The token was revoked');
     expect(await page.locator('tr', { hasText: 'backup script' }).innerText()).toContain('Revoked');
@@ -230,9 +239,9 @@ describe('developer settings in the browser', () => {
 
   it('brings a form sent after the session ended back to its page after signing in, not to a 405', async () => {
     const token = await server.auth.personalTokens.create(member.id, { name: 'kept', scopes: ['contacts:read'] });
-    await page.goto(`${server.baseUrl}/settings/tokens`);
+    await page.goto(`${server.baseUrl}/settings/tokens/${token.id}/revoke`);
     await server.database.db('member_sessions').where({ member_id: member.id }).delete();
-    await submit('button[aria-label="Revoke kept"]');
+    await submit('main button:has-text("Revoke token")');
     expect(new URL(page.url()).pathname).toBe('/login');
     expect(new URL(page.url()).searchParams.get('return_to')).toBe('/settings/tokens');
     await page.fill('input[name="email"]', member.email);
@@ -240,9 +249,9 @@ describe('developer settings in the browser', () => {
     await submit('button[type="submit"]');
     expect(page.url()).toBe(`${server.baseUrl}/settings/tokens`);
     expect(await page.locator('h1').innerText()).toBe('Personal access tokens');
-    // Nothing was done behind the member's back: the token is still live, its Revoke button there.
+    // Nothing was done behind the member's back: the token is still live, its Revoke link there.
     expect(await introspectAsApi(server, token.token)).toMatchObject({ active: true });
-    expect(await page.locator('button[aria-label="Revoke kept"]').count()).toBe(1);
+    expect(await page.locator('a[aria-label="Revoke kept"]').count()).toBe(1);
   });
 
   it('serves its pages with a strict CSP that forbids framing', async () => {

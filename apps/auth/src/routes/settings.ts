@@ -5,6 +5,7 @@ import type { Context, Next } from 'koa';
 import type { CsrfState } from '../http/csrf';
 import { listAuthorizedApplications, registerApplicationFromForm } from '../lib/applications';
 import { revokeAuthorizedApp } from '../lib/authorized-apps';
+import { secretVersion } from '../lib/client-secrets';
 import { PERSONAL_TOKEN_MAX_DAYS } from '../lib/personal-tokens';
 import {
   deleteClient,
@@ -21,6 +22,8 @@ import {
   applicationEditPage,
   applicationsPage,
   authorizedAppsPage,
+  type Confirmation,
+  confirmationPage,
   type SettingsFrame,
   securityPage,
   tokensPage,
@@ -53,6 +56,8 @@ function requireFormId(value: unknown): string {
  * reloading or going Back does not repeat it. Registering an application, creating a token and
  * rotating a secret answer with the secret (shown once, stored only hashed); their forms carry
  * what makes a second submission harmless (a one-time form id, the version of the secret).
+ * A change that cannot be undone (rotate a secret, delete an application, revoke a token or an
+ * app's access) is asked first: the list links to a page that says what it does (confirmFirst).
  */
 export function settingsRoutes(services: AuthServices): Router {
   const { db, personalTokens: tokens, audit, clients } = services;
@@ -130,6 +135,20 @@ export function settingsRoutes(services: AuthServices): Router {
   /** An action's address left in the address bar (or bookmarked) opens its section instead of a 405. */
   const toSection = (ctx: Context) => ctx.redirect(tabPageOf(ctx.path));
 
+  /**
+   * The GET of a change that cannot be undone asks first: a page that says what it does, whose
+   * form (CSRF token, the change's own fields) makes it, with Cancel back to the section. The
+   * address of an item that is gone, or not the member's, opens the section (toSection).
+   */
+  const confirmFirst =
+    (ask: (ctx: Context) => Promise<Omit<Confirmation, 'cancel'> | undefined>) => async (ctx: Context) => {
+      const confirmation = await ask(ctx);
+      if (!confirmation) return toSection(ctx);
+      ctx.type = 'html';
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = confirmationPage({ ...frame(ctx), confirmation: { ...confirmation, cancel: tabPageOf(ctx.path) } });
+    };
+
   router.get('/applications', view('applications'));
   router.post('/applications', formBody, (ctx) =>
     attempt(ctx, 'applications', async () => {
@@ -192,7 +211,9 @@ export function settingsRoutes(services: AuthServices): Router {
       await audit('application.secret_rotated', { memberId: memberId(ctx), clientId, ip: ctx.ip });
       // Which application the secret is for: a member with several must not paste it into another.
       const client = await findClientOf(db, memberId(ctx), clientId);
-      const forLine = html`<p>For ${client?.name ?? 'the application'} (client ID: <code id="revealed-client-id">${clientId}</code>)</p>`;
+      const name = client?.name ?? 'the application';
+      const forLine = html`<p>For ${name} (client ID: <code id="revealed-client-id">${clientId}</code>)</p>
+        <p>The old secret no longer works, and every token issued to ${name} was revoked: members who had authorized it must authorize it again.</p>`;
       return { revealed: { label: 'New client secret', value: rotated.client_secret ?? '', extra: forLine } };
     }),
   );
@@ -210,7 +231,41 @@ export function settingsRoutes(services: AuthServices): Router {
       return { seeOther: 'deleted' };
     }),
   );
-  router.get(['/applications/:clientId/rotate-secret', '/applications/:clientId/delete'], toSection);
+  router.get(
+    '/applications/:clientId/rotate-secret',
+    confirmFirst(async (ctx) => {
+      const client = await findClientOf(db, memberId(ctx), ctx.params.clientId as string);
+      if (!client || client.is_public || !client.secret_hash) return undefined;
+      return {
+        section: 'applications',
+        title: `Rotate the secret of ${client.name}?`,
+        consequences: [
+          `A new secret is made and shown once. The current secret stops working at once, and every token issued to ${client.name} is revoked: every member using it is signed out of it and must authorize it again.`,
+          "Put the new secret into the application's configuration straight away.",
+        ],
+        action: `/settings/applications/${client.client_id}/rotate-secret`,
+        // The version this page saw: the form posted twice (a reload) rotates once.
+        fields: { secret_version: secretVersion(client.secret_hash) },
+        confirmLabel: 'Rotate secret',
+      };
+    }),
+  );
+  router.get(
+    '/applications/:clientId/delete',
+    confirmFirst(async (ctx) => {
+      const client = await findClientOf(db, memberId(ctx), ctx.params.clientId as string);
+      if (!client) return undefined;
+      return {
+        section: 'applications',
+        title: `Delete ${client.name}?`,
+        consequences: [
+          'Its client ID and secret stop working, and every token, code and consent issued to it is revoked at once: every member using it loses access. This cannot be undone.',
+        ],
+        action: `/settings/applications/${client.client_id}/delete`,
+        confirmLabel: 'Delete application',
+      };
+    }),
+  );
 
   router.get('/tokens', view('tokens'));
   router.post('/tokens', formBody, (ctx) =>
@@ -240,7 +295,24 @@ export function settingsRoutes(services: AuthServices): Router {
       return { seeOther: 'revoked' };
     }),
   );
-  router.get('/tokens/:id/revoke', toSection);
+  router.get(
+    '/tokens/:id/revoke',
+    confirmFirst(async (ctx) => {
+      const id = Number(ctx.params.id);
+      if (!isRowId(id)) return undefined;
+      const token = (await tokens.list(memberId(ctx))).find((candidate) => candidate.id === id);
+      if (!token || token.revoked_at || token.expires_at < new Date()) return undefined;
+      return {
+        section: 'tokens',
+        title: `Revoke the token ${token.name}?`,
+        consequences: [
+          'Every script or program using it stops working at once. This cannot be undone: create a new token to carry on.',
+        ],
+        action: `/settings/tokens/${token.id}/revoke`,
+        confirmLabel: 'Revoke token',
+      };
+    }),
+  );
 
   router.get('/authorized-apps', view('authorized-apps'));
   router.post('/authorized-apps/:clientId/revoke', formBody, (ctx) =>
@@ -251,7 +323,23 @@ export function settingsRoutes(services: AuthServices): Router {
       return { seeOther: 'revoked' };
     }),
   );
-  router.get('/authorized-apps/:clientId/revoke', toSection);
+  router.get(
+    '/authorized-apps/:clientId/revoke',
+    confirmFirst(async (ctx) => {
+      const clientId = ctx.params.clientId as string;
+      const grant = (await listAuthorizedApplications(db, memberId(ctx))).find((row) => row.client_id === clientId);
+      if (!grant) return undefined;
+      return {
+        section: 'authorized-apps',
+        title: `Revoke the access of ${grant.client_name}?`,
+        consequences: [
+          'Its tokens stop working at once: it can no longer see or change your contacts, until you authorize it again.',
+        ],
+        action: `/settings/authorized-apps/${grant.client_id}/revoke`,
+        confirmLabel: 'Revoke access',
+      };
+    }),
+  );
 
   router.get('/security', async (ctx) => {
     ctx.type = 'html';

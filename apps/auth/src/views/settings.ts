@@ -2,7 +2,6 @@ import { API_DOCS_CLIENT_ID } from '@contacts/config';
 import type { MemberGrantRow, NamedAuditEventRow, OAuthClientRow, PersonalAccessTokenRow } from '@contacts/db';
 import { API_DOCS_CLIENT_NAME } from '../lib/api-docs-client';
 import type { AuditEventName } from '../lib/audit';
-import { secretVersion } from '../lib/client-secrets';
 import { SCOPE_DESCRIPTIONS, scopeDescription } from '../provider/scopes';
 import { html, type SafeHtml } from './html';
 import { fieldAria, type LayoutOptions, layout, messages } from './layout';
@@ -108,14 +107,9 @@ export function applicationsPage(view: SettingsFrame & { clients: OAuthClientRow
                 ${
                   client.is_public || !client.secret_hash
                     ? ''
-                    : html`<form method="post" action="/settings/applications/${client.client_id}/rotate-secret">
-                  <input type="hidden" name="csrf" value="${view.csrfToken}">
-                  <input type="hidden" name="secret_version" value="${secretVersion(client.secret_hash)}">
-                  <button type="submit" class="secondary">Rotate secret</button></form>`
+                    : html`<a class="button secondary" href="/settings/applications/${client.client_id}/rotate-secret" aria-label="Rotate secret of ${client.name}">Rotate secret</a>`
                 }
-                <form method="post" action="/settings/applications/${client.client_id}/delete">
-                  <input type="hidden" name="csrf" value="${view.csrfToken}">
-                  <button type="submit" class="danger" aria-label="Delete ${client.name}">Delete</button></form>
+                <a class="button danger" href="/settings/applications/${client.client_id}/delete" aria-label="Delete ${client.name}">Delete</a>
               </td></tr>`,
           )}</tbody></table>`
       }
@@ -193,12 +187,47 @@ export function tokensPage(view: SettingsFrame & { tokens: PersonalAccessTokenRo
                   ? 'Revoked'
                   : token.expires_at < new Date()
                     ? 'Expired'
-                    : html`${expiresSoon(token.expires_at) ? html`<strong class="expires-soon">Expires soon</strong> ` : ''}<form method="post" action="/settings/tokens/${token.id}/revoke">
-                <input type="hidden" name="csrf" value="${view.csrfToken}">
-                <button type="submit" class="danger" aria-label="Revoke ${token.name}">Revoke</button></form>`
+                    : html`${expiresSoon(token.expires_at) ? html`<strong class="expires-soon">Expires soon</strong> ` : ''}<a class="button danger" href="/settings/tokens/${token.id}/revoke" aria-label="Revoke ${token.name}">Revoke</a>`
               }</td></tr>`,
           )}</tbody></table>`
       }
+    </section>`,
+  );
+}
+
+/**
+ * What a change that cannot be undone is about to do, asked before it is done: its page is the
+ * GET of the change's own address (as /logout asks before signing out), and its form, which posts
+ * there, is the only way to make it. No script is needed (the CSP allows none).
+ */
+export interface Confirmation {
+  section: 'applications' | 'tokens' | 'authorized-apps';
+  /** The question, also the page's title: "Delete Ledger?". */
+  title: string;
+  /** What happens, one paragraph each, in the member's words. */
+  consequences: string[];
+  /** Where the form posts: the change's address. */
+  action: string;
+  /** The change form's own hidden fields (a rotate form's secret_version). */
+  fields?: Record<string, string>;
+  confirmLabel: string;
+  /** Where Cancel goes: the section's page, unchanged. */
+  cancel: string;
+}
+
+export function confirmationPage(view: SettingsFrame & { confirmation: Confirmation }): string {
+  const { confirmation } = view;
+  return frame(
+    view,
+    confirmation.section,
+    confirmation.title,
+    html`<section class="card">
+      ${confirmation.consequences.map((consequence) => html`<p>${consequence}</p>`)}
+      <form method="post" action="${confirmation.action}">
+        <input type="hidden" name="csrf" value="${view.csrfToken}">
+        ${Object.entries(confirmation.fields ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+        <div class="actions"><button type="submit" class="danger">${confirmation.confirmLabel}</button> <a class="button secondary" href="${confirmation.cancel}">Cancel</a></div>
+      </form>
     </section>`,
   );
 }
@@ -217,9 +246,7 @@ export function authorizedAppsPage(view: SettingsFrame & { grants: MemberGrantRo
             (
               grant,
             ) => html`<tr><td data-label="Application">${grant.client_name}</td><td data-label="Access">${scopeWords(grant.scope)}</td><td data-label="Since">${date(grant.granted_at)}</td>
-              <td data-label="Actions"><form method="post" action="/settings/authorized-apps/${grant.client_id}/revoke">
-                <input type="hidden" name="csrf" value="${view.csrfToken}">
-                <button type="submit" class="danger" aria-label="Revoke access of ${grant.client_name}">Revoke access</button></form></td></tr>`,
+              <td data-label="Actions"><a class="button danger" href="/settings/authorized-apps/${grant.client_id}/revoke" aria-label="Revoke access of ${grant.client_name}">Revoke access</a></td></tr>`,
           )}</tbody></table>`
       }
     </section>`,

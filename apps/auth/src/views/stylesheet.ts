@@ -151,7 +151,8 @@ a.button.secondary {
   color: var(--ink);
   border-color: #8c959f;
 }
-button.danger {
+button.danger,
+a.button.danger {
   background: #fff;
   color: var(--danger);
   border-color: var(--danger);
@@ -303,7 +304,8 @@ td button {
     overflow-wrap: anywhere;
   }
   table.stacking td form + form,
-  table.stacking td a.button + form {
+  table.stacking td a.button + form,
+  table.stacking td a.button + a.button {
     margin-top: 0.5rem;
   }
   table.stacking td a.button {
