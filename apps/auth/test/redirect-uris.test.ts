@@ -94,6 +94,65 @@ describe('redirect URI registration', () => {
     }
   });
 
+  it('refuses a URI not written as applications send it, naming the exact form to register instead', async () => {
+    for (const [typed, sent] of [
+      ['HTTPS://EXAMPLE.COM/CB', 'https://example.com/CB'],
+      ['https://例え.jp/cb', 'https://xn--r8jz45g.jp/cb'],
+      ['https://x.example/cb?a="><b>', 'https://x.example/cb?a=%22%3E%3Cb%3E'],
+      ['https://a.example', 'https://a.example/'],
+      ['https://a.example:443/cb', 'https://a.example/cb'],
+      ['https://a.example/x/../cb', 'https://a.example/cb'],
+    ]) {
+      expect(await refusal(typed)).toBe(
+        `"${typed}" is not written as applications send it, and redirect URIs are matched character for character: register "${sent}" instead.`,
+      );
+    }
+    await expect(
+      registerClient(server.database.db, {
+        ownerId: owner.id,
+        name: 'Native',
+        redirectUris: ['Com.Example.App:/cb'],
+        isPublic: true,
+      }),
+    ).rejects.toThrow('register "com.example.app:/cb" instead');
+  });
+
+  it('registers the suggested form, and an authorization request with what URL parsing sends matches it exactly', async () => {
+    const typed = 'HTTPS://EXAMPLE.COM/CB';
+    const suggested = /register "([^"]+)" instead/.exec(await refusal(typed))?.[1] as string;
+    const client = await register(suggested);
+    expect(client.redirect_uris).toEqual([new URL(typed).href]);
+    const authorize = (redirectUri: string) =>
+      fetch(
+        `${server.baseUrl}/oauth/authorize?${new URLSearchParams({
+          client_id: client.client_id,
+          redirect_uri: redirectUri,
+          response_type: 'code',
+          scope: 'contacts:read',
+        })}`,
+        { redirect: 'manual' },
+      );
+    expect((await authorize(new URL(typed).href)).status).toBe(303);
+    // Still exact: the spelling that was refused is not matched either.
+    expect((await authorize(typed)).status).toBe(400);
+  });
+
+  it('refuses it on the settings form and on the edit form alike, with the form to register', async () => {
+    const browser = httpBrowser(server.baseUrl);
+    await browser.signIn(owner.email, owner.password);
+    const created = await browser.submit('/settings/applications', '/settings/applications', {
+      name: 'Upper case',
+      redirect_uris: 'HTTPS://UPPER.EXAMPLE/CB',
+    });
+    expect(created.status).toBe(422);
+    expect(created.html).toContain('register &quot;https://upper.example/CB&quot; instead.');
+    const client = await register('https://upper.example/CB');
+    const edit = `/settings/applications/${client.client_id}`;
+    const edited = await browser.submit(edit, edit, { name: 'App', redirect_uris: 'https://upper.example:443/CB' });
+    expect(edited.status).toBe(422);
+    expect(edited.html).toContain('register &quot;https://upper.example/CB&quot; instead.');
+  });
+
   it('answers the settings form with its 422 message for a NUL character, not a server error', async () => {
     const browser = httpBrowser(server.baseUrl);
     await browser.signIn(owner.email, owner.password);

@@ -96,6 +96,29 @@ describe('pnpm cli client and token commands', () => {
     expect(await database.db('oauth_clients').count('* as count')).toEqual(before);
   });
 
+  it('refuses a redirect URI not written as applications send it, at create and update, naming the form to use', async () => {
+    const advice =
+      'is not written as applications send it, and redirect URIs are matched character for character: register "https://sync.example/CB" instead.';
+    const create = await runCli(
+      ['client', 'create', '--owner', String(memberId), '--name', 'Upper', '--redirect-uri', 'HTTPS://SYNC.EXAMPLE/CB'],
+      env,
+    );
+    expect(create.code).toBe(2);
+    expect(create.stderr).toContain(`"HTTPS://SYNC.EXAMPLE/CB" ${advice}`);
+    const created = await runCli(
+      ['client', 'create', '--owner', String(memberId), '--name', 'Upper', '--redirect-uri', 'https://sync.example/CB'],
+      env,
+    );
+    expect(created.code).toBe(0);
+    const { client_id } = created.json as { client_id: string };
+    const update = await runCli(
+      ['client', 'update', '--client', client_id, '--redirect-uri', 'https://sync.example:443/CB'],
+      env,
+    );
+    expect(update.code).toBe(2);
+    expect(update.stderr).toContain(`"https://sync.example:443/CB" ${advice}`);
+  });
+
   it('creates a personal access token for at most 60 days', async () => {
     const run = await runCli(
       ['token', 'create', '--member', String(memberId), '--name', 'backup', '--days', '7', '--scope', 'contacts:read'],

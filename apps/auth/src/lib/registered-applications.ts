@@ -78,6 +78,11 @@ export const MAX_REDIRECT_URI_LENGTH = 2000;
  * of a native app (RFC 8252 §7.1). `value` is one line, trimmed here; it is stored as
  * entered, so every check is made on the raw string as well as on what URL parsing makes of it
  * (the parser drops a bare "#" and an empty "@", and percent-encodes what PostgreSQL would refuse).
+ * Last, it must already be written as the WHATWG URL parser writes it (lower-case scheme and host,
+ * a Unicode host in punycode, no default port, `"<>` and non-ASCII percent-encoded, dot segments
+ * resolved): that is the string client libraries and browsers send, and matching stays exact
+ * (RFC 9700 §4.1.3), so another spelling would register and never match. It is refused with the
+ * form to register instead, rather than silently rewritten into a URI its developer did not type.
  */
 export function validateRedirectUri(value: string, { isPublic = false }: { isPublic?: boolean } = {}): string {
   const line = value.trim();
@@ -121,6 +126,18 @@ export function validateRedirectUri(value: string, { isPublic = false }: { isPub
   if (url.protocol !== 'https:' && !isLoopbackHttp(url) && !(isPublic && isPrivateUseScheme(url))) {
     throw new InputError(
       `"${line}" must use https (http is allowed only for localhost, 127.0.0.1 and [::1]; a public app may also use a private-use scheme such as com.example.app:/callback).`,
+      'redirect_uris',
+    );
+  }
+  if (url.href !== line) {
+    if (url.href.length > MAX_REDIRECT_URI_LENGTH) {
+      throw new InputError(
+        `"${line.slice(0, 40)}…" is longer than ${MAX_REDIRECT_URI_LENGTH} characters once written as applications send it.`,
+        'redirect_uris',
+      );
+    }
+    throw new InputError(
+      `"${line}" is not written as applications send it, and redirect URIs are matched character for character: register "${url.href}" instead.`,
       'redirect_uris',
     );
   }

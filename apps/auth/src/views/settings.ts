@@ -80,7 +80,7 @@ export function applicationsPage(view: SettingsFrame & { clients: OAuthClientRow
         <input type="text" id="app-name" name="name" required maxlength="100" value="${typed(view, 'name')}"${aria(view, 'name')}>
         <label for="redirect-uris">Redirect URIs</label>
         <textarea id="redirect-uris" name="redirect_uris" required${aria(view, 'redirect_uris', 'redirect-hint')}>${typed(view, 'redirect_uris')}</textarea>
-        <p class="hint" id="redirect-hint">One per line. Absolute URLs, https (http only for localhost, 127.0.0.1 and [::1]; a public native app may use a private-use scheme such as com.example.app:/callback, and any port on its loopback URIs). They must match exactly.</p>
+        <p class="hint" id="redirect-hint">One per line. Absolute URLs, https (http only for localhost, 127.0.0.1 and [::1]; a public native app may use a private-use scheme such as com.example.app:/callback, and any port on its loopback URIs). They must match exactly, written as a URL library writes them (lower-case host, no default port).</p>
         <fieldset>
           <legend>Client type</legend>
           <div><input type="radio" id="app-confidential" name="client_type" value="confidential"${typed(view, 'client_type') === 'public' ? '' : html` checked`}> <label for="app-confidential" class="inline">Confidential — a server that keeps a client secret</label></div>
