@@ -145,7 +145,11 @@ describe.each(WIDTHS)('member pages at $name width ($width px)', ({ name, width,
   it('the sign-in page fits and has no accessibility violation', async () => {
     const context = await browser.newContext({ viewport: { width, height }, userAgent: DESKTOP_CHROME });
     try {
-      await check(await context.newPage(), '/login', name);
+      const page = await context.newPage();
+      await check(page, '/login', name);
+      // And with its notice for a form posted after the session ended.
+      await check(page, '/login?return_to=%2Fsettings%2Ftokens&reason=signed_out', name);
+      expect(await page.locator('[role="status"]').count()).toBe(1);
     } finally {
       await context.close();
     }

@@ -407,7 +407,7 @@ describe('creating something shown once', () => {
   });
 });
 
-describe('a form sent after the session ended', () => {
+describe('a form sent after the session ended: to sign-in, which says the member was signed out', () => {
   it.each([
     ['/settings/tokens/7/revoke', '/settings/tokens'],
     ['/settings/tokens', '/settings/tokens'],
@@ -422,7 +422,14 @@ describe('a form sent after the session ended', () => {
     await server.database.db('member_sessions').where({ member_id: member.id }).delete();
     const result = await browser.post(action, form);
     expect(result.status).toBe(303);
-    expect(result.location).toBe(`/login?return_to=${encodeURIComponent(page)}`);
+    expect(result.location).toBe(`/login?return_to=${encodeURIComponent(page)}&reason=signed_out`);
+    // The sign-in page says why the form did nothing; opening a page signed out says nothing.
+    expect((await browser.get(result.location as string)).html).toContain(
+      'You were signed out meanwhile (in another browser or tab, by a password change, or as your session ended), so the form you sent was not processed.',
+    );
+    const opened = await browser.get(page);
+    expect(opened.location).toBe(`/login?return_to=${encodeURIComponent(page)}`);
+    expect((await browser.get(opened.location as string)).html).not.toContain('You were signed out');
   });
 });
 

@@ -244,6 +244,7 @@ describe('developer settings in the browser', () => {
     await submit('main button:has-text("Revoke token")');
     expect(new URL(page.url()).pathname).toBe('/login');
     expect(new URL(page.url()).searchParams.get('return_to')).toBe('/settings/tokens');
+    expect(await page.locator('[role="status"]').innerText()).toContain('You were signed out meanwhile');
     await page.fill('input[name="email"]', member.email);
     await page.fill('input[name="password"]', member.password);
     await submit('button[type="submit"]');

@@ -8,6 +8,7 @@ import type { AuthServices } from '../services';
 import { type AccountFrame, passwordPage, sessionsPage } from '../views/account';
 import { noticeLocation, noticeText, tabPageOf } from '../views/layout';
 import { formBody } from './form-body';
+import { sendToSignIn } from './sign-in';
 
 interface AccountState extends CsrfState {
   member: PublicMember;
@@ -29,9 +30,7 @@ export function accountRoutes(services: AuthServices): Router {
     const member = await services.memberSessions.current(ctx);
     const sessionIdHash = services.memberSessions.currentIdHash(ctx);
     if (!member || !sessionIdHash) {
-      // A form posted after the session ended comes back to its page, not to its POST-only action.
-      if (ctx.method !== 'GET' && ctx.method !== 'HEAD') ctx.status = 303;
-      ctx.redirect(`/login?return_to=${encodeURIComponent(tabPageOf(ctx.path))}`);
+      sendToSignIn(ctx);
       return;
     }
     Object.assign(ctx.state as AccountState, { member, sessionIdHash });

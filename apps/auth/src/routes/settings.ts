@@ -29,6 +29,7 @@ import {
   tokensPage,
 } from '../views/settings';
 import { formBody } from './form-body';
+import { sendToSignIn } from './sign-in';
 
 interface SettingsState extends CsrfState {
   member: PublicMember;
@@ -67,9 +68,7 @@ export function settingsRoutes(services: AuthServices): Router {
   router.use(async (ctx: Context, next: Next) => {
     const member = await services.memberSessions.current(ctx);
     if (!member) {
-      // A form posted after the session ended comes back to its page, not to its POST-only action.
-      if (ctx.method !== 'GET' && ctx.method !== 'HEAD') ctx.status = 303;
-      ctx.redirect(`/login?return_to=${encodeURIComponent(tabPageOf(ctx.path))}`);
+      sendToSignIn(ctx);
       return;
     }
     (ctx.state as SettingsState).member = member;

@@ -1,6 +1,8 @@
 import Router from '@koa/router';
+import type { Context } from 'koa';
 import type { CsrfState } from '../http/csrf';
 import type { AuthServices } from '../services';
+import { tabPageOf } from '../views/layout';
 import { signInPage, signOutPage } from '../views/sign-in';
 import { formBody } from './form-body';
 import { signInFromForm } from './sign-in-form';
@@ -8,6 +10,25 @@ import { signInFromForm } from './sign-in-form';
 /** Only local paths are followed after sign-in: never an open redirect. */
 export function safeReturnPath(value: unknown): string {
   return typeof value === 'string' && /^\/(?![/\\])/.test(value) ? value : '/settings/applications';
+}
+
+/** The sign-in page's `reason` for a form posted after the member's session ended. */
+const SIGNED_OUT = 'signed_out';
+
+/**
+ * A settings page or form reached without a session goes to the sign-in page, to come back to
+ * its page after it (a form's action answers only POST, so it is no place to return to). A form
+ * posted (303, so that the browser GETs the sign-in page) was not processed: the member was signed
+ * out meanwhile, and the sign-in page says so rather than look as if nothing had happened.
+ */
+export function sendToSignIn(ctx: Context): void {
+  const returnTo = `/login?return_to=${encodeURIComponent(tabPageOf(ctx.path))}`;
+  if (ctx.method === 'GET' || ctx.method === 'HEAD') {
+    ctx.redirect(returnTo);
+    return;
+  }
+  ctx.status = 303;
+  ctx.redirect(`${returnTo}&reason=${SIGNED_OUT}`);
 }
 
 export function signInRoutes(services: AuthServices): Router {
@@ -25,6 +46,7 @@ export function signInRoutes(services: AuthServices): Router {
     ctx.body = signInPage({
       action: `/login?return_to=${encodeURIComponent(returnTo)}`,
       csrfToken: (ctx.state as CsrfState).csrfToken,
+      signedOut: ctx.query.reason === SIGNED_OUT,
     });
   });
 

@@ -10,6 +10,8 @@ export interface SignInView {
   applicationName?: string | undefined;
   /** For an application's request: where "Cancel" posts, which sends the application a refusal. */
   cancelAction?: string | undefined;
+  /** A settings form was posted after the member's session ended (routes/sign-in.ts sendToSignIn). */
+  signedOut?: boolean;
 }
 
 /**
@@ -46,6 +48,11 @@ export function signInPage(view: SignInView): string {
       <h1>Sign in</h1>
       ${view.applicationName ? html`<p>to continue to <strong>${view.applicationName}</strong></p>` : ''}
       ${view.error ? html`<p class="error" role="alert" id="sign-in-error">${view.error}</p>` : ''}
+      ${
+        view.signedOut
+          ? html`<p class="notice card" role="status">You were signed out meanwhile (in another browser or tab, by a password change, or as your session ended), so the form you sent was not processed. Sign in to go back to its page, then fill it in again.</p>`
+          : ''
+      }
       <form method="post" action="${view.action}" novalidate>
         <input type="hidden" name="csrf" value="${view.csrfToken}">
         <label for="email">E-mail address</label>
