@@ -10,7 +10,7 @@ import { ApiError } from './errors';
  */
 export const UPLOAD_MEMORY_BYTES = 48 * 1024 * 1024;
 export const UPLOAD_MEMORY_WAIT_MS = 20_000;
-/** Memory per uploaded byte while it is checked and written (measured: see the README's Limits). */
+/** Memory per uploaded byte while it is checked and written (the README's Images paragraph under Contacts API v4). */
 export const UPLOAD_MEMORY_PER_BYTE = 3;
 
 export class MemoryBudget {
@@ -68,8 +68,8 @@ export class MemoryBudget {
   }
 
   #grantWaiting(): void {
-    while (this.#waiting.length > 0 && this.#free >= (this.#waiting[0] as { bytes: number }).bytes) {
-      const next = this.#waiting.shift() as { bytes: number; grant: () => void };
+    for (let next = this.#waiting[0]; next && this.#free >= next.bytes; next = this.#waiting[0]) {
+      this.#waiting.shift();
       this.#free -= next.bytes;
       next.grant();
     }
