@@ -56,6 +56,19 @@ describe('pnpm start with the embedded database', () => {
     expect(await exited(second)).toBe(0);
   });
 
+  it('explains a TMPDIR that cannot be written in one paragraph, from the script itself (tsx keeps its cache there)', async () => {
+    const notAFolder = path.join(dataDir, 'tmpdir-is-a-file');
+    await writeFile(notAFolder, '');
+    const run = await runLauncher({ ...env, TMPDIR: notAFolder, PORT: String(freePort()) });
+    expect(run.stderr).toBe(
+      `pnpm start cannot start: uploaded files are kept on disk until they are stored, in a folder under ${notAFolder}, ` +
+        'which cannot be made there (ENOTDIR). Make that folder writable for this user, or set TMPDIR to one that is.\n',
+    );
+    // Nothing else: the services' database listeners, cut off by the shutdown, are not an outage.
+    expect(run.stdout).toBe('');
+    expect(run.code).toBe(1);
+  });
+
   it('recovers from a launcher killed with SIGKILL, whose orphaned PostgreSQL kept running', async () => {
     const port = freePort();
     const crashed = await startPlatform(env, port);

@@ -1,10 +1,23 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestDatabase, type TestDatabase } from '@contacts/db/testing';
 import { afterAll, beforeAll } from 'vitest';
 
 export const appRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Node's arguments for one of the package's scripts (`node …`), so that tests start what `pnpm start` and `pnpm cli` start. */
+function scriptArguments(script: 'start' | 'cli'): string[] {
+  const { scripts } = JSON.parse(readFileSync(path.join(appRoot, 'package.json'), 'utf8')) as {
+    scripts: Record<'start' | 'cli', string>;
+  };
+  const [program, ...args] = scripts[script].split(' ');
+  if (program !== 'node') throw new Error(`the ${script} script no longer starts with node: ${scripts[script]}`);
+  return args;
+}
+const CLI = scriptArguments('cli');
+const LAUNCHER = scriptArguments('start');
 
 export interface CliRun {
   code: number;
@@ -18,7 +31,7 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv, cwd: string = app
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', ...args],
+      [...CLI, ...args],
       { cwd, env: { ...process.env, ...env } },
       (error, stdout, stderr) => {
         let json: unknown;
@@ -39,7 +52,7 @@ export function runLauncher(env: NodeJS.ProcessEnv, cwd: string = appRoot): Prom
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/start.ts'],
+      LAUNCHER,
       { cwd, env: { ...process.env, ...env }, timeout: 90_000 },
       (error, stdout, stderr) =>
         resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr, json: undefined }),
@@ -55,7 +68,7 @@ export type Platform = ChildProcess & { output(): string };
  * `process.kill(-pid, 'SIGINT')` is a Ctrl-C), and waits until it answers.
  */
 export async function startPlatform(env: NodeJS.ProcessEnv, port: number, cwd: string = appRoot): Promise<Platform> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/start.ts'], {
+  const child = spawn(process.execPath, LAUNCHER, {
     cwd,
     env: { ...process.env, ...env, PORT: String(port) },
     detached: true,

@@ -37,7 +37,10 @@ describe('the Node.js the product runs on', () => {
     () => {
       let outcome: { status: number | null; stderr: string; stdout: string } = { status: 0, stderr: '', stdout: '' };
       try {
-        execFileSync(systemNode, ['--import', 'tsx', 'apps/cli/src/cli.ts', '--help'], {
+        // What `pnpm cli --help` runs (package.json's script), under the older node.
+        const manifest = JSON.parse(readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8'));
+        const [, ...cliArguments] = (manifest.scripts.cli as string).split(' ');
+        execFileSync(systemNode, [...cliArguments, '--help'], {
           cwd: repositoryRoot,
           encoding: 'utf8',
           stdio: 'pipe',

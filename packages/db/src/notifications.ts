@@ -61,6 +61,9 @@ export function listenForNotifications(db: Database, options: ListenOptions): No
       if (client === candidate) client = undefined;
       candidate.removeAllListeners('notification');
       candidate.end().catch(() => {});
+      // A connection still being made when close() was called fails as the database goes away
+      // behind it: that is the shutdown, not an outage to report or to reconnect from.
+      if (closed) return;
       setListening(false, error);
       scheduleReconnect();
     };
