@@ -61,6 +61,23 @@ describe('sign-in throttle', () => {
     expect((await signIn(variants[0] as string, member.password)).status).toBe(429);
   });
 
+  it('takes an accented address composed or decomposed as one: sign-in, the allowance, and a second registration', async () => {
+    const composed = `ren\u00e9-${Date.now()}@example.test`;
+    const decomposed = composed.normalize('NFD');
+    expect(decomposed).not.toBe(composed);
+    // Registered decomposed (as some keyboards type it), stored composed.
+    const member = await aMember(server.database.db, { email: decomposed });
+    expect(member.email).toBe(composed);
+    await expect(aMember(server.database.db, { email: composed })).rejects.toThrow(
+      'A member with this e-mail address already exists.',
+    );
+    for (let attempt = 0; attempt < 5; attempt++)
+      expect((await signIn(attempt % 2 ? composed : decomposed, 'wrong password')).status).toBe(401);
+    expect((await signIn(composed, member.password)).status).toBe(429);
+    await unlockSignIn(server.database.db, member.id);
+    expect((await signIn(decomposed, member.password)).status).toBe(303);
+  });
+
   it("tells whoever knows a disabled account's password that it is disabled; a wrong one gets the usual answer", async () => {
     const member = await aMember(server.database.db);
     await server.database.db('members').where({ id: member.id }).update({ disabled_at: new Date() });

@@ -230,6 +230,22 @@ describe('POST /v4/contacts', () => {
     expect(status).toBe(422);
     expect(body.error.fields?.email).toEqual(['The email has already been taken.']);
   });
+
+  it('stores an address in its composed form (NFC), so that an accented one typed two ways is one address', async () => {
+    const composed = `Jos\u00e9.${Date.now()}@example.com`;
+    const created = await world.client.json<{ data: { email: string } }>('/v4/contacts', {
+      method: 'POST',
+      json: { name: 'Composed', email: composed.normalize('NFD') },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.data.email).toBe(composed);
+    const again = await world.client.json<Failure>('/v4/contacts', {
+      method: 'POST',
+      json: { name: 'Twice', email: composed.toLowerCase() },
+    });
+    expect(again.status).toBe(422);
+    expect(again.body.error.fields?.email).toEqual(['The email has already been taken.']);
+  });
 });
 
 describe('GET /v4/contacts/{id} and POST /v4/contacts/{id}', () => {

@@ -55,19 +55,25 @@ export function requiredText(field: string, max = 255) {
  */
 const LOCAL_PART_WITHIN_LIMIT = `^(?:[\\s\\S]{0,${MAX_LOCAL_PART_OCTETS}}@[^@]*)?$`;
 
-/** An e-mail address (isEmailAddress: RFC 5322, international ones included), trimmed like the other fields. */
+/**
+ * An e-mail address (isEmailAddress: RFC 5322, international ones included), trimmed like the
+ * other fields and in Unicode's composed form (NFC, as RFC 6532 §3.1 asks of addresses): `é`
+ * typed as one character and as `e` with a combining accent are one address, and the uniqueness
+ * of a member's contacts' addresses (lower(email)) would otherwise count them as two.
+ */
 export function optionalEmail(max = 254) {
   const message = 'The email must be a valid email address.';
   return z
     .string({ error: message })
     .trim()
+    .overwrite((value) => value.normalize('NFC'))
     .max(max, message)
     .refine((value) => value === '' || isEmailAddress(value), message)
     .meta({
       // JSON Schema's name for RFC 6531 addresses (RFC 5321's, international characters allowed).
       format: 'idn-email',
       pattern: LOCAL_PART_WITHIN_LIMIT,
-      description: `An e-mail address as RFC 5322 writes it (a quoted local part, a one-label domain and an address literal included), with the international characters RFC 6531 allows; at most ${max} characters, of which at most ${MAX_LOCAL_PART_OCTETS} octets (UTF-8) before the @ (RFC 5321).`,
+      description: `An e-mail address as RFC 5322 writes it (a quoted local part, a one-label domain and an address literal included), with the international characters RFC 6531 allows; at most ${max} characters, of which at most ${MAX_LOCAL_PART_OCTETS} octets (UTF-8) before the @ (RFC 5321). Stored in Unicode's composed form (NFC, RFC 6532 §3.1), so that an accented address typed two ways is one.`,
     })
     .nullable()
     .transform((value) => (value === '' ? null : value));

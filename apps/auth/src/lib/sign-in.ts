@@ -29,7 +29,8 @@ export async function attemptSignIn(
   input: { email: string; password: string; ip: string },
 ): Promise<SignInOutcome> {
   const { db, guard, audit } = deps;
-  const email = input.email.trim();
+  // Composed (NFC) as addresses are stored: the failed attempts of one address count together.
+  const email = input.email.trim().normalize('NFC');
   if (email === '' || input.password === '') return { ok: false, status: 422, message: MISSING_CREDENTIALS };
   const findKnown = async () => (couldBeAMember(email) ? findMemberByEmail(db, email) : undefined);
   const retryAfter = await guard.beginAttempt(email, input.ip);

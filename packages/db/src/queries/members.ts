@@ -66,11 +66,14 @@ export async function findSignInMember(
   // PostgreSQL text cannot hold NUL (it refuses the query): no member has such an address.
   if (email.includes('\u0000')) return undefined;
   return db('members')
-    .whereRaw(`lower(email) = ${FOLDED_EMAIL}`, [email])
+    .whereRaw(`lower(email) = ${FOLDED_EMAIL}`, [email.normalize('NFC')])
     .first([...MEMBER_COLUMNS, 'disabled_at']);
 }
 
-/** How a typed address is compared with the stored ones: PostgreSQL's lower(), as the unique index. */
+/**
+ * How a typed address is compared with the stored ones: PostgreSQL's lower(), as the unique
+ * index, of its composed form (NFC), the form in which the pages and the CLI store addresses.
+ */
 const FOLDED_EMAIL = 'lower(?::text)';
 
 /** What an administrator sees of a member, disabled or not; never the password hash. */
