@@ -31,7 +31,9 @@ function parse<T>(schema: z.ZodType<T>, value: unknown, field: string): T {
 
 export function requireEmail(value: unknown, field = 'email'): string {
   return parse(
-    text.transform((entered) => entered.trim().normalize('NFC')).pipe(z.string().regex(EMAIL, INVALID_EMAIL).max(254, INVALID_EMAIL)),
+    text
+      .transform((entered) => entered.trim().normalize('NFC'))
+      .pipe(z.string().regex(EMAIL, INVALID_EMAIL).max(254, INVALID_EMAIL)),
     value,
     field,
   );
