@@ -87,6 +87,40 @@ describe('browser sessions page', () => {
     expect(await eventsOf(member.id)).toContain('session.signed_out');
   });
 
+  it('signs out every other session at once, keeps this one, and logs how many', async () => {
+    const member = await aMember(server.database.db);
+    const here = httpBrowser(server.baseUrl, 'Here/1.0');
+    const others = [httpBrowser(server.baseUrl, 'Phone/2.0'), httpBrowser(server.baseUrl, 'Tablet/3.0')];
+    for (const browser of [here, ...others]) await browser.signIn(member.email, member.password);
+    const bystander = await aMember(server.database.db);
+    const theirs = httpBrowser(server.baseUrl);
+    await theirs.signIn(bystander.email, bystander.password);
+
+    const done = await here.submit('/settings/sessions', '/settings/sessions/sign-out-others', {});
+    expect(done.status).toBe(303);
+    expect(done.location).toBe('/settings/sessions?notice=others_signed_out');
+    const after = await here.get(done.location as string);
+    expect(after.html).toContain('role="status">Every other session was signed out; this browser stays signed in.');
+    expect(after.html.split('<tr class="session">')).toHaveLength(2);
+    // Alone now: the button is gone.
+    expect(after.html).not.toContain('sign-out-others');
+    for (const browser of others) expect((await browser.get('/settings/sessions')).status).toBe(302);
+    expect((await theirs.get('/settings/sessions')).status).toBe(200);
+    const [logged] = (await listAuditEventsOf(server.database.db, member.id)).filter(
+      (event) => event.event === 'session.others_signed_out',
+    );
+    expect(logged?.details).toEqual({ sessions_signed_out: 2 });
+  });
+
+  it('refuses signing out the other sessions without the CSRF token', async () => {
+    const member = await aMember(server.database.db);
+    const here = httpBrowser(server.baseUrl);
+    const other = httpBrowser(server.baseUrl);
+    for (const browser of [here, other]) await browser.signIn(member.email, member.password);
+    expect((await here.post('/settings/sessions/sign-out-others', { csrf: 'forged' })).status).toBe(403);
+    expect((await other.get('/settings/sessions')).status).toBe(200);
+  });
+
   it("names each session's browser as a member knows it, the User-Agent in full on hover", async () => {
     const member = await aMember(server.database.db);
     const firefox = 'Mozilla/5.0 (X11; Ubuntu; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0';

@@ -56,6 +56,14 @@ export async function signOutBrowserSession(
   return { current: match.id_hash === currentIdHash };
 }
 
+/**
+ * Ends every session of the member but this browser's (a member who sees a session they do not
+ * know, or left a shared computer signed in); returns how many ended.
+ */
+export function signOutOtherBrowserSessions(db: Database, memberId: number, currentIdHash: string): Promise<number> {
+  return db.transaction((trx) => deleteBrowserSessions(trx, memberId, { except: currentIdHash }));
+}
+
 export interface PasswordChange {
   memberId: number;
   currentPassword: unknown;

@@ -20,6 +20,7 @@ export type AuditEventName =
   | 'account.disabled'
   | 'account.enabled'
   | 'session.signed_out'
+  | 'session.others_signed_out'
   | 'refresh_token.reuse_detected';
 
 export interface AuditEntry {

@@ -2,7 +2,13 @@ import type { PublicMember } from '@contacts/db';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { CsrfState } from '../http/csrf';
-import { changePassword, listBrowserSessions, signOutBrowserSession, TooManyAttempts } from '../lib/account-security';
+import {
+  changePassword,
+  listBrowserSessions,
+  signOutBrowserSession,
+  signOutOtherBrowserSessions,
+  TooManyAttempts,
+} from '../lib/account-security';
 import { InputError } from '../lib/validation';
 import type { AuthServices } from '../services';
 import { type AccountFrame, passwordPage, sessionsPage } from '../views/account';
@@ -62,6 +68,13 @@ export function accountRoutes(services: AuthServices): Router {
   router.get('/sessions', (ctx) =>
     render(ctx, () => sessions(ctx, { notice: noticeText('sessions', ctx.query.notice) })),
   );
+  router.post('/sessions/sign-out-others', formBody, async (ctx) => {
+    const memberId = state(ctx).member.id;
+    const ended = await signOutOtherBrowserSessions(db, memberId, state(ctx).sessionIdHash);
+    await audit('session.others_signed_out', { memberId, ip: ctx.ip, details: { sessions_signed_out: ended } });
+    seeOther(ctx, noticeLocation('sessions', 'others_signed_out'));
+  });
+  router.get('/sessions/sign-out-others', (ctx) => ctx.redirect(tabPageOf(ctx.path)));
   router.post('/sessions/:handle/sign-out', formBody, async (ctx) => {
     const memberId = state(ctx).member.id;
     let ended: { current: boolean };

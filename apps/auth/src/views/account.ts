@@ -79,6 +79,13 @@ export function sessionsPage(view: AccountFrame & { sessions: BrowserSession[] }
             <input type="hidden" name="csrf" value="${view.csrfToken}">
             <button type="submit" class="danger" aria-label="Sign out ${browserName(session.userAgent ?? null)}, signed in ${when(session.createdAt)}">Sign out</button></form></td></tr>`,
       )}</tbody></table>
+      ${
+        view.sessions.some((session) => !session.current)
+          ? html`<form method="post" action="/settings/sessions/sign-out-others" class="actions">
+        <input type="hidden" name="csrf" value="${view.csrfToken}">
+        <button type="submit" class="danger">Sign out every other session</button></form>`
+          : ''
+      }
     </section>`,
   );
 }

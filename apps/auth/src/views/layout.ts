@@ -44,7 +44,10 @@ export const NOTICES = {
   },
   'authorized-apps': { revoked: "The application's access was revoked; its tokens stop working at once." },
   security: {},
-  sessions: { signed_out: 'The session was signed out.' },
+  sessions: {
+    signed_out: 'The session was signed out.',
+    others_signed_out: 'Every other session was signed out; this browser stays signed in.',
+  },
   password: {
     changed: 'Your password was changed. Every other browser session was signed out.',
     changed_tokens_revoked:

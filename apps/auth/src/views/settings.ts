@@ -273,6 +273,7 @@ const EVENT_LABELS: Record<AuditEventName, string> = {
   'account.disabled': 'Account disabled by an administrator',
   'account.enabled': 'Account enabled again by an administrator',
   'session.signed_out': 'Signed out a browser session',
+  'session.others_signed_out': 'Signed out every other browser session',
 };
 
 /**
