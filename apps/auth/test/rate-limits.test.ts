@@ -279,6 +279,74 @@ describe('token endpoint rate limit per client', () => {
   });
 });
 
+describe('failed client authentication at introspection and revocation', () => {
+  const post = (
+    endpoint: 'introspect' | 'revoke',
+    params: Record<string, string>,
+    headers: Record<string, string> = {},
+  ) =>
+    fetch(`${server.baseUrl}/oauth/${endpoint}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams(params),
+    });
+
+  it('refuses a client and address 429 after 4 wrong secrets (both endpoints, header or form), the right secret too', async () => {
+    const target = await anApplication(server.database.db);
+    const from = { 'x-forwarded-for': '203.0.113.41' };
+    const wrong = [
+      () => post('introspect', { token: 'x' }, { ...from, authorization: basic(target, 'guess-1') }),
+      () => post('revoke', { token: 'x', client_id: target.client_id, client_secret: 'guess-2' }, from),
+      () => post('introspect', { token: 'x', client_id: target.client_id, client_secret: 'guess-3' }, from),
+      () => post('revoke', { token: 'x' }, { ...from, authorization: basic(target, 'guess-4') }),
+    ];
+    for (const attempt of wrong) {
+      const refused = await attempt();
+      expect(refused.status).toBe(401);
+      expect(((await refused.json()) as { error: string }).error).toBe('invalid_client');
+    }
+    const limited = await post('introspect', { token: 'x' }, { ...from, authorization: basic(target) });
+    expect(limited.status).toBe(429);
+    expect(await limited.json()).toEqual({
+      error: 'rate_limited',
+      error_description: expect.stringContaining('too many failed client authentications for this client'),
+    });
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await post('revoke', { token: 'x' }, { ...from, authorization: basic(target) })).status).toBe(429);
+
+    // The client's own servers elsewhere go on; so does another client at the guesser's address.
+    expect(
+      (await post('introspect', { token: 'x' }, { 'x-forwarded-for': '198.51.100.41', authorization: basic(target) }))
+        .status,
+    ).toBe(200);
+    const bystander = await anApplication(server.database.db);
+    expect((await post('introspect', { token: 'x' }, { ...from, authorization: basic(bystander) })).status).toBe(200);
+  });
+
+  it('does not count successful requests: a client introspecting all day is never refused', async () => {
+    const busy = await anApplication(server.database.db);
+    const from = { 'x-forwarded-for': '203.0.113.42', authorization: basic(busy) };
+    for (let request = 0; request < 12; request++) {
+      expect((await post(request % 2 ? 'revoke' : 'introspect', { token: `t${request}` }, from)).status).toBe(200);
+    }
+  });
+
+  it("gives an address no more than ten clients' allowance of failures, however many client_ids it makes up", async () => {
+    const from = { 'x-forwarded-for': '203.0.113.43' };
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 4 * ADDRESS_ALLOWANCE_IN_CLIENTS + 1; attempt++) {
+      const response = await post(
+        'introspect',
+        { token: 'x', client_id: `made-up-${attempt}`, client_secret: 's' },
+        from,
+      );
+      statuses.push(response.status);
+    }
+    expect(statuses.slice(0, -1).every((status) => status === 401)).toBe(true);
+    expect(statuses.at(-1)).toBe(429);
+  });
+});
+
 describe('authorization endpoint rate limit per address', () => {
   it(`stores at most ${AUTHORIZATION_RATE_LIMIT.points} new authorization requests (interactions) per address per window, then answers 429 with a page`, async () => {
     const url = authorizeUrl(await discover(server.baseUrl), app, {

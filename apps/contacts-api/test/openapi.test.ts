@@ -191,8 +191,10 @@ describe('OpenAPI document', () => {
     const responses = (path: string) =>
       (document.paths[path] as unknown as { post: { responses: Record<string, JsonObject> } }).post.responses;
     expect(Object.keys(responses('/oauth/token')).sort()).toEqual(['200', '400', '401', '413', '429', '503']);
-    for (const path of ['/oauth/introspect', '/oauth/revoke'])
-      expect(Object.keys(responses(path)).sort()).toEqual(['200', '400', '401', '413', '503']);
+    for (const path of ['/oauth/introspect', '/oauth/revoke']) {
+      expect(Object.keys(responses(path)).sort()).toEqual(['200', '400', '401', '413', '429', '503']);
+      expect(responses(path)['429']).toMatchObject({ headers: { 'Retry-After': expect.any(Object) } });
+    }
     expect(responses('/oauth/token')['401']).toMatchObject({ headers: { 'WWW-Authenticate': expect.any(Object) } });
     expect(responses('/oauth/token')['429']).toMatchObject({ headers: { 'Retry-After': expect.any(Object) } });
     expect(JSON.stringify(responses('/oauth/revoke')['413'])).toContain(`${MAX_OAUTH_BODY_BYTES / 1024} KiB`);

@@ -176,6 +176,11 @@ const tokenRateLimited = errorAnswer(
   },
 );
 
+const clientAuthFailuresLimited = errorAnswer(
+  'rate_limited: too many failed client authentications (401 invalid_client) for this client from this address, or from this address over all clients, in the window (TOKEN_RATE_LIMIT, README: Rate limits); the right credentials too until it ends. Successful requests are not counted.',
+  { 'Retry-After': seconds('Seconds until the window resets.') },
+);
+
 /** The token, introspection and revocation endpoints, as OpenAPI path items. */
 export function oauthPaths(): Record<string, JsonObject> {
   const tags = [OAUTH_TAG.name];
@@ -290,6 +295,7 @@ export function oauthPaths(): Record<string, JsonObject> {
           },
           '400': errorAnswer('invalid_request: no token.'),
           ...sharedAnswers,
+          '429': clientAuthFailuresLimited,
         },
       },
     },
@@ -304,6 +310,7 @@ export function oauthPaths(): Record<string, JsonObject> {
           '200': { description: 'Revoked, or there was nothing to revoke (RFC 7009 §2.2).' },
           '400': errorAnswer('invalid_request: no token.'),
           ...sharedAnswers,
+          '429': clientAuthFailuresLimited,
         },
       },
     },

@@ -83,7 +83,7 @@ export function clientKey(clientId: string, address: string): string {
 }
 
 /** The client_id of HTTP Basic credentials (form-encoded, RFC 6749 §2.3.1), else of the body. */
-function clientIdOf(authorization: string, body: unknown): string | undefined {
+export function clientIdOf(authorization: string, body: unknown): string | undefined {
   const basic = /^Basic +([A-Za-z0-9+/=]+) *$/i.exec(authorization)?.[1];
   if (basic) {
     const user = Buffer.from(basic, 'base64').toString('utf8').split(':')[0] ?? '';

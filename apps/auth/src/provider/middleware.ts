@@ -5,6 +5,7 @@ import type { AuthConfig } from '../config';
 import { authorizationRateLimit } from '../http/authorization-rate-limit';
 import { canonicalEndpointPaths } from '../http/canonical-endpoint-paths';
 import { clientAuthChallenge } from '../http/client-auth-challenge';
+import { clientAuthFailureLimit } from '../http/client-auth-failure-limit';
 import { discoveryMetadata } from '../http/discovery-metadata';
 import { dpopProofFailures } from '../http/dpop-proof-failures';
 import { corsOnEveryAnswer } from '../http/endpoint-cors';
@@ -56,6 +57,7 @@ export function useProviderMiddleware(
   // After the JSON body is made parameters (so they are checked too), before anything is counted or stored.
   provider.use(refuseNulParameters(provider, renderErrorPage));
   provider.use(tokenRateLimit(provider, db, config.tokenRateLimit, logger));
+  provider.use(clientAuthFailureLimit(provider, db, config.tokenRateLimit, logger));
   provider.use(authorizationRateLimit(provider, db, logger));
   provider.use(providerRequestScope(db));
 }
