@@ -1,4 +1,5 @@
 import { isRowId, MAX_ROW_ID } from '@contacts/db';
+import { isEmailAddress } from '@contacts/schemas';
 import { z } from 'zod';
 import { requireAcceptablePassword } from './password-policy';
 
@@ -19,8 +20,9 @@ const text = z.unknown().transform((value) => (typeof value === 'string' ? value
 const noNul = (label: string) =>
   z.string().refine((value) => !value.includes('\u0000'), `${label} must not contain NUL characters.`);
 
-// Deliberately simple: one @, something on each side, a dot in the domain, no spaces.
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+// An address as a contact's is written (isEmailAddress: RFC 5322, international ones included),
+// with a dot in its domain: a member's address is one mail can reach across the internet.
+const DOTTED_DOMAIN = /@[^@]+\.[^@]+$/;
 const INVALID_EMAIL = 'Enter a valid e-mail address.';
 
 function parse<T>(schema: z.ZodType<T>, value: unknown, field: string): T {
@@ -33,7 +35,12 @@ export function requireEmail(value: unknown, field = 'email'): string {
   return parse(
     text
       .transform((entered) => entered.trim().normalize('NFC'))
-      .pipe(z.string().regex(EMAIL, INVALID_EMAIL).max(254, INVALID_EMAIL)),
+      .pipe(
+        z
+          .string()
+          .max(254, INVALID_EMAIL)
+          .refine((address) => isEmailAddress(address) && DOTTED_DOMAIN.test(address), INVALID_EMAIL),
+      ),
     value,
     field,
   );
