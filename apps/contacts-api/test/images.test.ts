@@ -53,6 +53,27 @@ describe('contact images', () => {
     expect(await world.stack.db('contact_images').where({ contact_id: data.id })).toHaveLength(0);
   });
 
+  it('answers a revalidation 304, a changed one and a HEAD in full, small and large images alike', async () => {
+    for (const bytes of [PNG, pngOfSize(IMAGE_CHUNK_BYTES * 2 + 5)]) {
+      const created = await world.client.request('/v4/contacts', {
+        method: 'POST',
+        body: multipart({ name: 'Revalidated' }, { bytes, filename: 'me.png', type: 'image/png' }),
+      });
+      const { data } = (await created.json()) as One;
+      const path = `/v4/contacts/${data.id}/image`;
+      const etag = (await world.client.request(path, { method: 'HEAD' })).headers.get('etag') as string;
+      const head = await world.client.request(path, { method: 'HEAD' });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('content-length')).toBe(String(bytes.length));
+      expect((await head.arrayBuffer()).byteLength).toBe(0);
+      expect((await world.client.request(path, { headers: { 'if-none-match': etag } })).status).toBe(304);
+      const changed = await world.client.request(path, { headers: { 'if-none-match': '"an-older-image"' } });
+      expect(changed.status).toBe(200);
+      expect(changed.headers.get('etag')).toBe(etag);
+      expect(Buffer.from(await changed.arrayBuffer()).equals(bytes)).toBe(true);
+    }
+  });
+
   it("answers 404 saying which: a contact without an image, no such contact (another member's)", async () => {
     const { body } = await world.client.json<One>('/v4/contacts', { method: 'POST', json: { name: 'Plain' } });
     const plain = await world.client.json<{ error: { message: string } }>(`/v4/contacts/${body.data.id}/image`);

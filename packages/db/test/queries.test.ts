@@ -123,7 +123,7 @@ describe('contact images, read a chunk at a time', () => {
     const owner = await aMember();
     const contactId = await insertContact(database.db, owner.id, { name: 'Pictured' });
     await putContactImage(database.db, contactId, { contentType: 'image/png', bytes });
-    const found = await findOwnedContactImage(database.db, owner.id, contactId);
+    const found = await findOwnedContactImage(database.db, owner.id, contactId, { firstChunk: true });
     if (!found?.image) throw new Error('the image was not found');
     return { contactId, image: found.image };
   };
@@ -132,6 +132,19 @@ describe('contact images, read a chunk at a time', () => {
     for await (const chunk of chunks) read.push(chunk);
     return read;
   };
+
+  it('come whole from a lookup that did not read the first chunk (a HEAD, a revalidation)', async () => {
+    const bytes = Buffer.from(Array.from({ length: IMAGE_CHUNK_BYTES + 10 }, (_, index) => index % 251));
+    const { contactId } = await imageOf(bytes);
+    const owner = (await database.db('contacts').where({ id: contactId }).first('owner_id')) as { owner_id: number };
+    const image = (await findOwnedContactImage(database.db, owner.owner_id, contactId, { firstChunk: false }))?.image;
+    if (!image) throw new Error('the image was not found');
+    expect(image.firstChunk).toBeUndefined();
+    expect(image.size).toBe(bytes.length);
+    const chunks = await collect(imageBytes(database.db, image));
+    expect(chunks.map((chunk) => chunk.length)).toEqual([IMAGE_CHUNK_BYTES, 10]);
+    expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+  });
 
   it('come whole, in chunks of IMAGE_CHUNK_BYTES, the last one short', async () => {
     const bytes = Buffer.alloc(2 * IMAGE_CHUNK_BYTES + 100, 7);

@@ -12,6 +12,7 @@ import {
   findMemberById,
   findOwnedContactIdByEmail,
   type ImageLookup,
+  type ImageLookupOptions,
   insertContact,
   insertContactRecord,
   insertContactRecords,
@@ -308,9 +309,10 @@ export async function findGroupGuestImageFor(
   memberId: number,
   groupId: number,
   contactId: number,
+  options: ImageLookupOptions,
 ): Promise<ImageLookup> {
   await requireGroupMember(db, memberId, groupId);
-  return findGroupGuestImage(db, groupId, contactId);
+  return findGroupGuestImage(db, groupId, contactId, options);
 }
 
 async function requireGroupMember(db: Database, memberId: number, groupId: number): Promise<void> {

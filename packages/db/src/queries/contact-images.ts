@@ -43,8 +43,21 @@ export async function deleteContactImage(db: Queryable, contactId: number): Prom
   return deleted > 0;
 }
 
-/** An image as a request for it finds it: what it is, and its first bytes (at most IMAGE_CHUNK_BYTES). */
-export type StoredImage = Omit<ContactImage, 'bytes'> & { firstChunk: Buffer };
+/**
+ * An image as a request for it finds it: what it is, and its first bytes (at most
+ * IMAGE_CHUNK_BYTES) when the lookup asked for them.
+ */
+export type StoredImage = Omit<ContactImage, 'bytes'> & { firstChunk: Buffer | undefined };
+
+/**
+ * Whether a lookup reads the image's first bytes along with what it is: a request that may send
+ * them does (one query for an image of up to a chunk); a HEAD, or a revalidation that is
+ * usually answered 304, does not read up to 256 KiB it will not send (imageBytes reads them
+ * later, if needed).
+ */
+export interface ImageLookupOptions {
+  firstChunk: boolean;
+}
 
 /**
  * What a request for a contact's image finds: undefined when the contact is not one the caller
@@ -62,13 +75,23 @@ export type ImageLookup = { image: StoredImage | undefined } | undefined;
 export const IMAGE_CHUNK_BYTES = 256 * 1024;
 
 /** The image of one of the owner's contacts. */
-export async function findOwnedContactImage(db: Queryable, ownerId: number, contactId: number): Promise<ImageLookup> {
-  return imageOfContactWhere(db, contactId, { 'c.owner_id': ownerId });
+export async function findOwnedContactImage(
+  db: Queryable,
+  ownerId: number,
+  contactId: number,
+  options: ImageLookupOptions,
+): Promise<ImageLookup> {
+  return imageOfContactWhere(db, contactId, { 'c.owner_id': ownerId }, options);
 }
 
 /** The image of a contact linked to the group (one of its guests). */
-export async function findGroupGuestImage(db: Queryable, groupId: number, contactId: number): Promise<ImageLookup> {
-  return imageOfContactWhere(db, contactId, { 'c.group_id': groupId });
+export async function findGroupGuestImage(
+  db: Queryable,
+  groupId: number,
+  contactId: number,
+  options: ImageLookupOptions,
+): Promise<ImageLookup> {
+  return imageOfContactWhere(db, contactId, { 'c.group_id': groupId }, options);
 }
 
 /** A contact's image, when the contact also matches `condition` (who may see it). */
@@ -76,6 +99,7 @@ async function imageOfContactWhere(
   db: Queryable,
   contactId: number,
   condition: { 'c.owner_id': number } | { 'c.group_id': number },
+  options: ImageLookupOptions,
 ): Promise<ImageLookup> {
   const row = await db('contacts as c')
     .leftJoin('contact_images as ci', 'ci.contact_id', 'c.id')
@@ -86,10 +110,14 @@ async function imageOfContactWhere(
       'ci.size',
       'ci.sha256',
       'ci.created_at',
-      db.raw('substring(ci.bytes from 1 for ?) as "firstChunk"', [IMAGE_CHUNK_BYTES]),
+      options.firstChunk
+        ? db.raw('substring(ci.bytes from 1 for ?) as "firstChunk"', [IMAGE_CHUNK_BYTES])
+        : db.raw('null::bytea as "firstChunk"'),
     );
   if (row === undefined) return undefined;
-  return { image: row.contact_id === null ? undefined : (row as StoredImage) };
+  return {
+    image: row.contact_id === null ? undefined : ({ ...row, firstChunk: row.firstChunk ?? undefined } as StoredImage),
+  };
 }
 
 /**
@@ -97,8 +125,12 @@ async function imageOfContactWhere(
  * removed meanwhile, the image's next chunk is an ImageChangedError rather than bytes of another.
  */
 export async function* imageBytes(db: Database, image: StoredImage): AsyncGenerator<Buffer> {
-  yield image.firstChunk;
-  for (let offset = image.firstChunk.length; offset < image.size; ) {
+  let offset = 0;
+  if (image.firstChunk) {
+    yield image.firstChunk;
+    offset = image.firstChunk.length;
+  }
+  while (offset < image.size) {
     const chunk = await readImageChunk(db, image, offset);
     if (!chunk || chunk.length === 0) throw new ImageChangedError();
     yield chunk;

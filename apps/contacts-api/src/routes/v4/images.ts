@@ -5,6 +5,7 @@ import {
   findOwnedContactImage,
   ImageChangedError,
   type ImageLookup,
+  type ImageLookupOptions,
   imageBytes,
   type StoredImage,
 } from '@contacts/db';
@@ -69,7 +70,8 @@ export function imageRoutes({ db, publicUrl, read, write, rateLimit }: RouteDepe
     responses: imageResponses('No such contact, or it has no image.'),
   });
   router.get('/v4/contacts/:id/image', read, rateLimit, image.middleware, async (ctx) => {
-    answerWithImage(ctx, db, await findOwnedContactImage(db, callerOf(ctx).memberId, pathId(ctx)), 'No such contact.');
+    const found = await findOwnedContactImage(db, callerOf(ctx).memberId, pathId(ctx), lookupFor(ctx));
+    answerWithImage(ctx, db, found, 'No such contact.');
   });
 
   const removed = koaGuard({
@@ -123,10 +125,15 @@ export function imageRoutes({ db, publicUrl, read, write, rateLimit }: RouteDepe
   });
   router.get('/v4/groups/:id/guests/:contact_id/image', read, rateLimit, guestImage.middleware, async (ctx) => {
     const { memberId } = callerOf(ctx);
-    const found = await findGroupGuestImageFor(db, memberId, pathId(ctx), pathId(ctx, 'contact_id'));
+    const found = await findGroupGuestImageFor(db, memberId, pathId(ctx), pathId(ctx, 'contact_id'), lookupFor(ctx));
     answerWithImage(ctx, db, found, 'No such guest of this group.');
   });
   return router;
+}
+
+/** The first bytes come with the lookup only when they are likely to be sent (ImageLookupOptions). */
+function lookupFor(ctx: Context): ImageLookupOptions {
+  return { firstChunk: ctx.method === 'GET' && !ctx.get('if-none-match') };
 }
 
 function answerWithImage(ctx: Context, db: Database, found: ImageLookup, noSuchContact: string): void {
@@ -153,7 +160,7 @@ function answerWithImage(ctx: Context, db: Database, found: ImageLookup, noSuchC
   ctx.type = stored.content_type;
   ctx.length = stored.size;
   ctx.body =
-    stored.firstChunk.length === stored.size
+    stored.firstChunk?.length === stored.size
       ? stored.firstChunk
       : Readable.from(sentImage(db, stored), { highWaterMark: 1 });
 }
