@@ -1,5 +1,5 @@
 import { createTestDatabase, type TestDatabase } from '@contacts/db/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createContact, deleteOwnContact, updateContactFields, upsertContactByEmail } from '../src/domain/contacts';
 import { DomainError } from '../src/domain/errors';
 import { aContact, aGroup, aMember } from './support/factories';
@@ -25,6 +25,27 @@ describe('contacts domain', () => {
     expect(results.filter((result) => result.created)).toHaveLength(1);
     expect(new Set(results.map((result) => result.record.id)).size).toBe(1);
     expect(await database.db('contacts').where({ owner_id: member.id })).toHaveLength(1);
+  });
+
+  it('upserts over a delete in progress: waits for it, then creates the contact anew (a 500 before)', async () => {
+    const member = await aMember(database.db);
+    const doomed = await aContact(database.db, member, { email: 'doomed@example.com' });
+    const deleting = await database.db.transaction();
+    await deleting('contacts').where({ id: doomed }).delete();
+    const upsert = upsertContactByEmail(database.db, member.id, { name: 'Back', email: 'DOOMED@example.com' });
+    // The upsert reaches the contact's row and waits on the delete's lock.
+    await vi.waitFor(async () => {
+      const [waiting] = await database
+        .db('pg_stat_activity')
+        .where({ wait_event_type: 'Lock', datname: database.db.raw('current_database()') })
+        .count<{ count: string }[]>('* as count');
+      expect(Number(waiting?.count)).toBeGreaterThan(0);
+    });
+    await deleting.commit();
+    const result = await upsert;
+    expect(result.created).toBe(true);
+    expect(result.record).toMatchObject({ name: 'Back', email: 'DOOMED@example.com' });
+    expect(result.record.id).not.toBe(doomed);
   });
 
   it("refuses to give a contact an e-mail another of the member's contacts holds", async () => {

@@ -10,7 +10,6 @@ import {
   findGroupById,
   findGroupGuestImage,
   findMemberById,
-  findOwnedContactIdByEmail,
   type ImageLookup,
   type ImageLookupOptions,
   insertContact,
@@ -22,6 +21,7 @@ import {
   listContactRecords,
   lockContact,
   lockOwnedContactEmail,
+  lockOwnedContactIdByEmail,
   lockOwnedContacts,
   putContactImage,
   type Queryable,
@@ -179,9 +179,11 @@ function checkPrecondition(precondition: NonNullable<UpdateOptions['precondition
 /**
  * Creates the contact, or updates the member's contact with the same e-mail (case-insensitive)
  * when there is one — v3's POST. Race-free: a lock on (member, e-mail) serialises concurrent
- * calls, so parallel requests with one new e-mail create one row; and when a writer that takes no
- * such lock (v4's create, a batch, an import) inserts the e-mail between the look-up and the
- * insert, the insert gives way (in a savepoint) and that contact is updated instead.
+ * calls, so parallel requests with one new e-mail create one row. Writers that take no such lock
+ * (v4's create and delete, a batch, an import) are met as they come: the contact found is locked
+ * before it is updated, so a delete cannot take it away half-way (it waits, or it came first and
+ * the contact is not found); and an insert that finds the e-mail taken meanwhile gives way (in a
+ * savepoint) and the contact is looked up again.
  */
 export async function upsertContactByEmail(
   db: Database,
@@ -193,25 +195,36 @@ export async function upsertContactByEmail(
   if (email === null) return { record: await createContact(db, memberId, contact, image), created: true };
   return db.transaction(async (trx) => {
     await lockOwnedContactEmail(trx, memberId, email);
-    const found = await findOwnedContactIdByEmail(trx, memberId, email);
-    if (found === undefined) {
+    // Each round ends unless another writer inserted the e-mail and deleted it again in between.
+    for (let round = 0; round < UPSERT_ROUNDS; round++) {
+      const existing = await lockOwnedContactIdByEmail(trx, memberId, email);
+      if (existing !== undefined) {
+        if (hasReferences(contact)) {
+          await checkReferences(trx, memberId, contact, await findContactRecord(trx, memberId, existing));
+        }
+        const imageChanged = image ? await putContactImage(trx, existing, image) : false;
+        await updateContact(trx, memberId, existing, contact, { touch: imageChanged });
+        return { record: await recordOf(trx, memberId, existing), created: false };
+      }
       if (hasReferences(contact)) await checkReferences(trx, memberId, contact);
       const id = await insertUnlessEmailTaken(trx, memberId, contact);
       if (id !== undefined) {
         if (image) await putContactImage(trx, id, image);
-        return { record: (await findContactRecord(trx, memberId, id))!, created: true };
+        return { record: await recordOf(trx, memberId, id), created: true };
       }
     }
-    const existing = found ?? (await findOwnedContactIdByEmail(trx, memberId, email));
-    // The insert found the e-mail taken, so the contact exists; gone again already: as taken.
-    if (existing === undefined) throw invalidField('email', EMAIL_TAKEN);
-    if (hasReferences(contact)) {
-      await checkReferences(trx, memberId, contact, await findContactRecord(trx, memberId, existing));
-    }
-    const imageChanged = image ? await putContactImage(trx, existing, image) : false;
-    await updateContact(trx, memberId, existing, contact, { touch: imageChanged });
-    return { record: (await findContactRecord(trx, memberId, existing))!, created: false };
+    throw invalidField('email', EMAIL_TAKEN);
   });
+}
+
+/** How often an upsert looks again for a contact that other writers keep adding and removing. */
+const UPSERT_ROUNDS = 3;
+
+/** A contact this transaction wrote or locked, which therefore exists. */
+async function recordOf(trx: Knex.Transaction, memberId: number, id: number): Promise<ContactRecord> {
+  const record = await findContactRecord(trx, memberId, id);
+  if (!record) throw new Error(`contact ${id}, written or locked by this transaction, was not found`);
+  return record;
 }
 
 /** The new contact's id, or undefined when the member has a contact with its e-mail (nothing written). */

@@ -297,15 +297,20 @@ export async function deleteOwnedContactsInGroup(
   return rows.map((row) => row.id).sort((a, b) => a - b);
 }
 
-/** The owner's contact with this e-mail (case-insensitive, as the unique index compares), if any. */
-export async function findOwnedContactIdByEmail(
-  db: Queryable,
+/**
+ * The owner's contact with this e-mail (case-insensitive, as the unique index compares), if any,
+ * locked until the transaction ends: it cannot be deleted or changed under the caller meanwhile.
+ * One that a transaction in progress deletes is waited for, and then not found.
+ */
+export async function lockOwnedContactIdByEmail(
+  trx: Knex.Transaction,
   ownerId: number,
   email: string,
 ): Promise<number | undefined> {
-  const row = await db('contacts')
+  const row = await trx('contacts')
     .where('owner_id', ownerId)
     .whereRaw('lower(email) = lower(?)', [email])
+    .forUpdate()
     .first<{ id: number } | undefined>('id');
   return row?.id;
 }
