@@ -27,8 +27,15 @@ const aMember = () => {
   });
 };
 
-const changesSince = (ownerId: number, since: string) =>
-  listContactChanges(database.db, { ownerId, since, afterId: 0, limit: 1000 });
+/** The changes since a snapshot, up to now (as a sync's first page bounds them). */
+const changesSince = async (ownerId: number, since: string) =>
+  listContactChanges(database.db, {
+    ownerId,
+    since,
+    until: await currentSnapshot(database.db),
+    afterId: 0,
+    limit: 1000,
+  });
 
 describe('change tracking', () => {
   it('reports creates, updates and deletes since a snapshot, and nothing before it', async () => {
@@ -76,14 +83,48 @@ describe('change tracking', () => {
     for (let index = 0; index < 5; index += 1) ids.push(await insertContact(db, member.id, { name: `C${index}` }));
     await insertContact(db, other.id, { name: 'Other' });
     await deleteOwnedContacts(db, member.id, [ids[1]!, ids[3]!]);
-    const first = await listContactChanges(db, { ownerId: member.id, since: snapshot, afterId: 0, limit: 2 });
+    const until = await currentSnapshot(db);
+    const first = await listContactChanges(db, { ownerId: member.id, since: snapshot, until, afterId: 0, limit: 2 });
     expect(first.records.map((record) => record.id)).toEqual([ids[0]]);
     expect(first.deletedIds).toEqual([ids[1]]);
     expect(first.nextAfterId).toBe(ids[1]);
-    const second = await listContactChanges(db, { ownerId: member.id, since: snapshot, afterId: ids[1]!, limit: 3 });
+    const second = await listContactChanges(db, {
+      ownerId: member.id,
+      since: snapshot,
+      until,
+      afterId: ids[1]!,
+      limit: 3,
+    });
     expect(second.records.map((record) => record.id)).toEqual([ids[2], ids[4]]);
     expect(second.deletedIds).toEqual([ids[3]]);
     expect(second.nextAfterId).toBeUndefined();
+  });
+
+  it('lists only changes visible in `until`: later ones, and those still open then, are left to the next sync', async () => {
+    const member = await aMember();
+    const db = database.db;
+    const since = await currentSnapshot(db);
+    const early = await insertContact(db, member.id, { name: 'Early' });
+    const doomed = await insertContact(db, member.id, { name: 'Doomed' });
+    const open = await db.transaction();
+    const slow = await insertContact(open, member.id, { name: 'Open while until was taken' });
+    const until = await currentSnapshot(db);
+    await open.commit();
+    const late = await insertContact(db, member.id, { name: 'Late' });
+    await updateContact(db, member.id, early, { city: 'Changed after until' });
+    await deleteOwnedContacts(db, member.id, [doomed]);
+
+    const page = await listContactChanges(db, { ownerId: member.id, since, until, afterId: 0, limit: 1000 });
+    expect(page.records).toEqual([]);
+    expect(page.deletedIds).toEqual([]);
+    // All of it is in the next sync, as it is now.
+    const following = await changesSince(member.id, until);
+    expect(following.records.map((record) => [record.id, record.city])).toEqual([
+      [early, 'Changed after until'],
+      [slow, null],
+      [late, null],
+    ]);
+    expect(following.deletedIds).toEqual([doomed]);
   });
 
   it('records a tombstone when a member deletion cascades to their contacts', async () => {

@@ -29,6 +29,13 @@ export interface ChangesQuery {
   ownerId: number;
   /** The snapshot of the client's sync token. */
   since: string;
+  /**
+   * The snapshot the sync's last page will hand out as the next token (taken at its first page):
+   * only changes visible in it are listed. A change after it belongs to the next sync, which
+   * lists it (it is not visible in that token); without this bound, a member's contacts written
+   * faster than a client read pages gave that client a sync that never reached its last page.
+   */
+  until: string;
   /** Keyset: only ids above this one (contacts and tombstones share the id sequence). */
   afterId: number;
   limit: number;
@@ -36,15 +43,20 @@ export interface ChangesQuery {
 
 // Each set is materialised from its (owner, xid) index first, then merged and sorted: ordering by
 // id alone could tempt the planner to walk the (owner_id, id) index through the whole book.
+// A transaction id from `until`'s xmax on is never visible in it: the index range ends there.
 const CHANGED_IDS_SQL = `
   with changed as materialized (
     select id, false as deleted from contacts
      where owner_id = :owner and xid >= pg_snapshot_xmin(cast(:since as pg_snapshot))
-       and not pg_visible_in_snapshot(xid, cast(:since as pg_snapshot)) and id > :after
+       and xid < pg_snapshot_xmax(cast(:until as pg_snapshot))
+       and not pg_visible_in_snapshot(xid, cast(:since as pg_snapshot))
+       and pg_visible_in_snapshot(xid, cast(:until as pg_snapshot)) and id > :after
   ), removed as materialized (
     select contact_id as id, true as deleted from contact_tombstones
      where member_id = :owner and xid >= pg_snapshot_xmin(cast(:since as pg_snapshot))
-       and not pg_visible_in_snapshot(xid, cast(:since as pg_snapshot)) and contact_id > :after
+       and xid < pg_snapshot_xmax(cast(:until as pg_snapshot))
+       and not pg_visible_in_snapshot(xid, cast(:since as pg_snapshot))
+       and pg_visible_in_snapshot(xid, cast(:until as pg_snapshot)) and contact_id > :after
   )
   select id, deleted from changed union all select id, deleted from removed
   order by id
@@ -64,6 +76,7 @@ export async function listContactChanges(db: Database, query: ChangesQuery): Pro
       const result = await trx.raw<{ rows: Array<{ id: number; deleted: boolean }> }>(CHANGED_IDS_SQL, {
         owner: query.ownerId,
         since: query.since,
+        until: query.until,
         after: query.afterId,
         limit: query.limit + 1,
       });

@@ -97,11 +97,21 @@ export function changeRoutes(
     let deleted: number[] = [];
     let nextAfterId: number | undefined;
     if (since) {
-      const page = await listContactChanges(db, { ownerId: memberId, since: since.snapshot, afterId, limit });
+      const page = await listContactChanges(db, {
+        ownerId: memberId,
+        since: since.snapshot,
+        until: next.snapshot,
+        afterId,
+        limit,
+      });
       ({ records, nextAfterId } = page);
       deleted = page.deletedIds;
     } else {
-      const page = await listContacts(db, memberId, { limit, ...(afterId > 0 ? { afterId } : {}) });
+      const page = await listContacts(db, memberId, {
+        limit,
+        writtenBy: next.snapshot,
+        ...(afterId > 0 ? { afterId } : {}),
+      });
       records = page.records;
       nextAfterId = page.hasMore ? records.at(-1)?.id : undefined;
     }
