@@ -201,6 +201,8 @@ describe('POST /v4/contacts/batch', () => {
       { op: 'delete' },
       { op: 'create', contact: 'text' },
       { op: 'create', contact: { name: '' } },
+      // A bad id and bad fields in one operation: all of them.
+      { op: 'update', id: -1, if_match: 'unquoted', contact: { email: 'bad', zipcode: '1234567' } },
     ]);
     expect(status).toBe(422);
     expect(Object.keys(body.error.fields ?? {}).sort()).toEqual([
@@ -210,6 +212,10 @@ describe('POST /v4/contacts/batch', () => {
       'operations[4].id',
       'operations[5].contact',
       'operations[6].contact.name',
+      'operations[7].contact.email',
+      'operations[7].contact.zipcode',
+      'operations[7].id',
+      'operations[7].if_match',
     ]);
     expect(await countOf(client)).toBe(0);
   });

@@ -93,19 +93,26 @@ export function readBatchOperations(
           key === 'contact' ? 'The contact must be an object of contact fields.' : issue.message,
         ]);
       }
-      return;
     }
+    // The contact's fields are checked even when the rest of its operation is refused (a bad id,
+    // a bad if_match), so that one 422 lists every problem; when it is no object, that was said.
+    const rawContact = (raw as { contact?: unknown }).contact;
+    const contactIsObject = rawContact !== null && typeof rawContact === 'object' && !Array.isArray(rawContact);
+    const contact =
+      kind !== 'delete' && contactIsObject
+        ? validate(kind === 'create' ? contactCreateV4 : contactUpdateV4, rawContact)
+        : undefined;
+    if (contact && !contact.ok) {
+      for (const [key, messages] of Object.entries(contact.fields)) add(batchFieldKey(index, 'contact', key), messages);
+    }
+    if (!parsed.success || (contact && !contact.ok)) return;
     const condition =
       parsed.data.op !== 'create' && parsed.data.if_match !== undefined ? { ifMatch: parsed.data.if_match } : {};
     if (parsed.data.op === 'delete') {
       value.push({ op: 'delete', id: parsed.data.id, ...condition });
       return;
     }
-    const contact = validate(parsed.data.op === 'create' ? contactCreateV4 : contactUpdateV4, parsed.data.contact);
-    if (!contact.ok) {
-      for (const [key, messages] of Object.entries(contact.fields)) add(batchFieldKey(index, 'contact', key), messages);
-      return;
-    }
+    if (!contact) return;
     if (parsed.data.op === 'create')
       value.push({ op: 'create', contact: contact.value as z.output<typeof contactCreateV4> });
     else value.push({ op: 'update', id: parsed.data.id, contact: contact.value, ...condition });
