@@ -71,6 +71,16 @@ describe('contact images', () => {
       expect(changed.status).toBe(200);
       expect(changed.headers.get('etag')).toBe(etag);
       expect(Buffer.from(await changed.arrayBuffer()).equals(bytes)).toBe(true);
+      // If-Match as on a contact: strong, * for any image; a stale one is 412 (RFC 9110 §13.1.1).
+      const stale = await world.client.json<Failure>(path, { headers: { 'if-match': '"an-older-image"' } });
+      expect(stale.status).toBe(412);
+      expect(stale.body.error.code).toBe('precondition_failed');
+      expect((await world.client.request(path, { headers: { 'if-match': `W/${etag}` } })).status).toBe(412);
+      for (const current of [etag, '*']) {
+        const matched = await world.client.request(path, { headers: { 'if-match': current } });
+        expect(matched.status).toBe(200);
+        expect(Buffer.from(await matched.arrayBuffer()).equals(bytes)).toBe(true);
+      }
     }
   });
 

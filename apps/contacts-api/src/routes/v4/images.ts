@@ -14,7 +14,7 @@ import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { findGroupGuestImageFor, removeContactImage } from '../../domain/contacts';
 import { ApiError } from '../../http/errors';
-import { etagOf, ifNoneMatchSatisfied, writePrecondition } from '../../http/etag';
+import { etagOf, readPrecondition, writePrecondition } from '../../http/etag';
 import { koaGuard } from '../../http/guard';
 import { callerOf, pathId, type RouteDependencies } from '../context';
 import { groupGuestParams, IMAGE_ETAG_HEADER, idParams, v4Error } from '../contract-parts';
@@ -26,6 +26,14 @@ const IF_NONE_MATCH = {
   schema: { type: 'string' },
   description:
     "The image's ETag from an earlier answer (compared weakly: W/ is ignored), or *: 304 while the image is unchanged.",
+};
+
+const IF_MATCH = {
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  schema: { type: 'string' },
+  description: "412 unless it names the image's current ETag (compared strongly) or is `*`.",
 };
 
 /** [security] Opened on its own, an image runs nothing: whatever bytes ride after the picture. */
@@ -49,6 +57,7 @@ const imageResponses = (notFound: string) => ({
     headers: IMAGE_ETAG_HEADER,
   },
   404: v4Error(notFound),
+  412: v4Error('If-Match names no current ETag of the image.'),
 });
 
 /**
@@ -66,7 +75,7 @@ export function imageRoutes({ db, publicUrl, read, write, rateLimit }: RouteDepe
     scope: 'contacts:read',
     params: idParams,
     paramsNotFound: true,
-    headers: [IF_NONE_MATCH],
+    headers: [IF_NONE_MATCH, IF_MATCH],
     responses: imageResponses('No such contact, or it has no image.'),
   });
   router.get('/v4/contacts/:id/image', read, rateLimit, image.middleware, async (ctx) => {
@@ -117,7 +126,7 @@ export function imageRoutes({ db, publicUrl, read, write, rateLimit }: RouteDepe
     scope: 'contacts:read',
     params: groupGuestParams,
     paramsNotFound: true,
-    headers: [IF_NONE_MATCH],
+    headers: [IF_NONE_MATCH, IF_MATCH],
     responses: {
       ...imageResponses('No such group, the contact is not one of its guests, or it has no image.'),
       403: v4Error('Here: the caller is not a member of the group.'),
@@ -150,10 +159,12 @@ function answerWithImage(ctx: Context, db: Database, found: ImageLookup, noSuchC
     'Content-Security-Policy': IMAGE_POLICY,
   });
   // Not ctx.fresh: it treats a request carrying Cache-Control: no-cache as stale, and fetch()
-  // adds exactly that header to every request it sends with If-None-Match. RFC 9110 §13.1.2:
-  // compared weakly (W/"…" names the same image), and * matches any stored image.
-  const ifNoneMatch = ctx.get('if-none-match');
-  if (ifNoneMatch && !ifNoneMatchSatisfied(ifNoneMatch, etag)) {
+  // adds exactly that header to every request it sends with If-None-Match. RFC 9110 §13.2.2, as
+  // for a contact: If-Match (strong) first, then If-None-Match (weak: W/"…" names the same
+  // image); * matches any stored image.
+  const answer = readPrecondition(ctx.get('if-match'), ctx.get('if-none-match'), etag);
+  if (answer === 412) throw new ApiError(412, 'precondition_failed', 'If-Match names no current ETag of the image.');
+  if (answer === 304) {
     ctx.status = 304;
     return;
   }
