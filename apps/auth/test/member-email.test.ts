@@ -10,6 +10,9 @@ describe("a member's e-mail address", () => {
     ['a space inside', 'some one@example.com'],
     ['a local part over 64 octets', `${'x'.repeat(65)}@example.com`],
     ['nothing before the @', '@example.com'],
+    ['a control character (pasted)', 'ada\u0001@example.com'],
+    ['DEL', 'ada\u007f@example.com'],
+    ['a zero-width space, invisible where the member reads it', 'ada\u200b@example.com'],
   ])('refuses %s', (_why, address) => {
     expect(() => requireEmail(address)).toThrow(new InputError('Enter a valid e-mail address.', 'email'));
   });
