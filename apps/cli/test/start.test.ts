@@ -1,10 +1,20 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { exited, freePort, postgresProcessesFor, processGroupOf, runCli, runLauncher, startPlatform } from './support';
+import {
+  exited,
+  freePort,
+  postgresProcessesFor,
+  processGroupOf,
+  runCli,
+  runLauncher,
+  spawnLauncher,
+  startPlatform,
+} from './support';
 
 /** `pnpm start` with the zero-setup embedded database, in a data folder of its own. */
 describe('pnpm start with the embedded database', () => {
@@ -67,6 +77,32 @@ describe('pnpm start with the embedded database', () => {
     // Nothing else: the services' database listeners, cut off by the shutdown, are not an outage.
     expect(run.stdout).toBe('');
     expect(run.code).toBe(1);
+  });
+
+  it('starts after a first start was killed while its database was being made (kill -9 during initdb)', async () => {
+    const fresh = await mkdtemp(path.join(tmpdir(), 'contacts-interrupted-'));
+    await chmod(fresh, 0o755);
+    const freshEnv = { ...env, DATA_DIR: fresh, EMBEDDED_PG_PORT: String(freePort()) };
+    const pgdata = path.join(fresh, 'postgres');
+    try {
+      const first = spawnLauncher(freshEnv, freePort());
+      // initdb has written its first file (PG_VERSION), and the catalogs are still to come.
+      const begun = () =>
+        existsSync(path.join(`${pgdata}.initialising`, 'PG_VERSION')) || existsSync(path.join(pgdata, 'PG_VERSION'));
+      await vi.waitFor(() => expect(begun()).toBe(true), { timeout: 60_000, interval: 10 });
+      process.kill(-(first.pid as number), 'SIGKILL');
+      await exited(first);
+
+      const port = freePort();
+      const second = await startPlatform(freshEnv, port);
+      expect((await fetch(`http://127.0.0.1:${port}/login`)).status).toBe(200);
+      expect(existsSync(`${pgdata}.initialising`)).toBe(false);
+      second.kill('SIGTERM');
+      expect(await exited(second)).toBe(0);
+    } finally {
+      for (const pid of await postgresProcessesFor(fresh)) process.kill(pid, 'SIGKILL');
+      await rm(fresh, { recursive: true, force: true });
+    }
   });
 
   it('recovers from a launcher killed with SIGKILL, whose orphaned PostgreSQL kept running', async () => {

@@ -63,17 +63,22 @@ export function runLauncher(env: NodeJS.ProcessEnv, cwd: string = appRoot): Prom
 /** A running launcher, with what it has written on stdout and stderr so far. */
 export type Platform = ChildProcess & { output(): string };
 
-/**
- * Starts `pnpm start` (the launcher) in its own process group, as a terminal would (so that
- * `process.kill(-pid, 'SIGINT')` is a Ctrl-C), and waits until it answers.
- */
-export async function startPlatform(env: NodeJS.ProcessEnv, port: number, cwd: string = appRoot): Promise<Platform> {
-  const child = spawn(process.execPath, LAUNCHER, {
+/** Starts `pnpm start` (the launcher) in its own process group, without waiting for anything. */
+export function spawnLauncher(env: NodeJS.ProcessEnv, port: number, cwd: string = appRoot): ChildProcess {
+  return spawn(process.execPath, LAUNCHER, {
     cwd,
     env: { ...process.env, ...env, PORT: String(port) },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+}
+
+/**
+ * Starts `pnpm start` (the launcher) in its own process group, as a terminal would (so that
+ * `process.kill(-pid, 'SIGINT')` is a Ctrl-C), and waits until it answers.
+ */
+export async function startPlatform(env: NodeJS.ProcessEnv, port: number, cwd: string = appRoot): Promise<Platform> {
+  const child = spawnLauncher(env, port, cwd);
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));

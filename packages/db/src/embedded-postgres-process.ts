@@ -132,22 +132,31 @@ async function relocatedBinaries(binaries: PackagedBinaries): Promise<string> {
   return path.join(target, 'bin');
 }
 
-/** Runs initdb for a new cluster whose superuser `user` has `password`. */
+/**
+ * Runs initdb for a new cluster whose superuser `user` has `password`. initdb writes PG_VERSION
+ * first and the catalogs after it, and a data folder holding PG_VERSION counts as made (see
+ * findOrStart): a first start killed in between (Ctrl-C twice, kill -9) left one that looked made
+ * and never started again ("database postgres does not exist"). So initdb works in a folder
+ * beside it, which becomes the data folder only once initdb has finished; one left by an
+ * interrupted run is removed first.
+ */
 export async function initialiseCluster(layout: PostgresLayout, user: string, password: string): Promise<void> {
+  const building = `${layout.pgdata}.initialising`;
+  await rm(building, { recursive: true, force: true });
   await rm(layout.pgdata, { recursive: true, force: true });
   // Ours, and private: PostgreSQL refuses a data folder that others may read.
-  await mkdir(layout.pgdata, { recursive: true, mode: 0o700 });
+  await mkdir(building, { recursive: true, mode: 0o700 });
   const passwordFile = path.join(path.dirname(layout.pgdata), `.pg-password-${randomBytes(6).toString('hex')}`);
   await writeFile(passwordFile, `${password}\n`, { mode: 0o600 });
   if (layout.runAs) {
-    await chown(layout.pgdata, layout.runAs.uid, layout.runAs.gid);
+    await chown(building, layout.runAs.uid, layout.runAs.gid);
     await chown(passwordFile, layout.runAs.uid, layout.runAs.gid);
   }
   try {
     const child = spawn(
       path.join(layout.binDir, 'initdb'),
       [
-        `--pgdata=${layout.pgdata}`,
+        `--pgdata=${building}`,
         '--auth=scram-sha-256',
         `--username=${user}`,
         `--pwfile=${passwordFile}`,
@@ -163,6 +172,7 @@ export async function initialiseCluster(layout: PostgresLayout, user: string, pa
         `initdb could not create the embedded database in ${layout.pgdata} (exit code ${code}): ${lastLines(output)}`,
       );
     }
+    await rename(building, layout.pgdata);
   } finally {
     await rm(passwordFile, { force: true });
   }
