@@ -1,4 +1,4 @@
-import { ConfigError, integerFrom, nodeEnvironmentFrom, portFrom, serviceUrlFrom } from './env';
+import { ConfigError, integerFrom, nodeEnvironmentFrom, portFrom, serviceUrlFrom, withoutPassword } from './env';
 
 /** Which PostgreSQL a process uses, and how many connections it keeps: the same for services and the CLI. */
 export interface DatabaseSettings {
@@ -28,7 +28,16 @@ export function databaseSettingsFrom(env: NodeJS.ProcessEnv): DatabaseSettings {
     ['postgres:', 'postgresql:'],
     'postgres://user:password@host:5432/database',
   );
-  const parameters = url === undefined ? new URLSearchParams() : new URL(url).searchParams;
+  const parsed = url === undefined ? undefined : new URL(url);
+  // Without one, PostgreSQL opens the database named as the user: postgres://postgres@host/ put
+  // the product's tables into the server's own `postgres` database, unnoticed.
+  if (url !== undefined && (parsed?.pathname ?? '').replace(/^\//, '') === '') {
+    throw new ConfigError(
+      `DATABASE_URL names no database (postgres://user:password@host:5432/database), got "${withoutPassword(url)}": ` +
+        "add the database's name after the last /; without it PostgreSQL would use the database named as the user",
+    );
+  }
+  const parameters = parsed?.searchParams ?? new URLSearchParams();
   // A parameter given twice is read as one copy here and another by the driver (sslmode=disable&sslmode=require).
   const repeated = [...new Set(parameters.keys())].find((name) => parameters.getAll(name).length > 1);
   if (repeated !== undefined) {

@@ -158,7 +158,7 @@ function portOf(raw: string): number | undefined {
  * `scheme://user:secret@host` → `scheme://user:***@host`, also when the rest does not parse and
  * when the password itself holds `/`, `:` or `@` (everything up to the last `@` is masked).
  */
-function withoutPassword(raw: string): string {
+export function withoutPassword(raw: string): string {
   const at = raw.lastIndexOf('@');
   if (at < 0) return raw;
   const slashes = raw.lastIndexOf('//', at);

@@ -79,6 +79,16 @@ describe('settings read from the environment', () => {
       'DATABASE_URL must name its server after postgres:// (postgres://user:password@host:5432/database), got "postgres:/contacts"',
     ],
     [
+      { DATABASE_URL: 'postgres://postgres:s3cret@127.0.0.1:5432/' },
+      'DATABASE_URL names no database (postgres://user:password@host:5432/database), got "postgres://postgres:***@127.0.0.1:5432/": ' +
+        "add the database's name after the last /; without it PostgreSQL would use the database named as the user",
+    ],
+    [
+      { DATABASE_URL: 'postgresql://db?sslmode=require' },
+      'DATABASE_URL names no database (postgres://user:password@host:5432/database), got "postgresql://db?sslmode=require": ' +
+        "add the database's name after the last /; without it PostgreSQL would use the database named as the user",
+    ],
+    [
       { DATABASE_URL: 'postgres://db/contacts?sslmode=disable&sslmode=bogus' },
       'DATABASE_URL names sslmode more than once: give each parameter once',
     ],
