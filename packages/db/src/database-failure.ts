@@ -138,6 +138,11 @@ function codeOf(error: unknown, depth = 0): unknown {
 }
 
 function reason(error: unknown): string {
+  // knex's own words ("The pool is probably full. Are you missing a .transacting(trx) call?")
+  // are about a bug in the calling code; at an open, the server took the connection and said nothing.
+  if ((error as { name?: unknown } | null)?.name === 'KnexTimeoutError') {
+    return 'the server accepted the connection but did not answer in time (a server still starting or overloaded, or a proxy or firewall holding the connection)';
+  }
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   const text = typeof message === 'string' && message.length > 0 ? message : String(code ?? error);
   return text.split('\n')[0] ?? text;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { serviceRuntimeFrom } from '@contacts/config';
+import { KnexTimeoutError } from 'knex';
 import { describe, expect, inject, it } from 'vitest';
 import {
   DatabaseNotReadyError,
@@ -111,6 +112,19 @@ describe("a service's database at start", () => {
     expect(await refusalOf('postgres://nope.invalid:5432/x')).toBe(
       'could not connect to the database named by DATABASE_URL (nope.invalid:5432/x): the host "nope.invalid" was ' +
         'not found (getaddrinfo ENOTFOUND nope.invalid). Correct the host name in DATABASE_URL.',
+    );
+  });
+
+  it("explains a server that takes the connection and never answers in the launcher's words, not knex's pool advice", () => {
+    // What knex throws when no connection is ready within acquireConnectionTimeout.
+    const silent = new KnexTimeoutError(
+      'Knex: Timeout acquiring a connection. The pool is probably full. Are you missing a .transacting(trx) call?',
+    );
+    const message = explainDatabaseFailure(silent, 'postgres://contacts:s3cret@db.internal:5432/contacts');
+    expect(message).toBe(
+      'could not connect to the database named by DATABASE_URL (db.internal:5432/contacts): the server accepted the ' +
+        'connection but did not answer in time (a server still starting or overloaded, or a proxy or firewall holding ' +
+        'the connection). Check that the server runs and accepts connections, or unset DATABASE_URL to use the embedded database.',
     );
   });
 
