@@ -71,8 +71,9 @@ describe('pnpm start with the embedded database', () => {
     await writeFile(notAFolder, '');
     const run = await runLauncher({ ...env, TMPDIR: notAFolder, PORT: String(freePort()) });
     expect(run.stderr).toBe(
-      `pnpm start cannot start: uploaded files are kept on disk until they are stored, in a folder under ${notAFolder}, ` +
-        'which cannot be made there (ENOTDIR). Make that folder writable for this user, or set TMPDIR to one that is.\n',
+      'pnpm start cannot start: uploaded files are kept on disk until they are stored, in a folder made under the ' +
+        `temporary folder, and ${notAFolder} is a file, or lies under one, not a folder (ENOTDIR). Set TMPDIR to a ` +
+        'folder this user can write in.\n',
     );
     // Nothing else: the services' database listeners, cut off by the shutdown, are not an outage.
     expect(run.stdout).toBe('');

@@ -28,7 +28,7 @@ describe('the contacts API where uploads cannot be kept on disk', () => {
     }).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(ConfigError);
     expect((refusal as Error).message).toBe(
-      `uploaded files are kept on disk until they are stored, in a folder under ${notAFolder}, which cannot be made there (ENOTDIR). Make that folder writable for this user, or set TMPDIR to one that is.`,
+      `uploaded files are kept on disk until they are stored, in a folder made under the temporary folder, and ${notAFolder} is a file, or lies under one, not a folder (ENOTDIR). Set TMPDIR to a folder this user can write in.`,
     );
   });
 });

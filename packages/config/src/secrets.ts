@@ -81,7 +81,7 @@ export async function loadSharedSecrets(
       introspectionClientSecrets: fromEnv.introspectionClientSecrets ?? [],
     };
   }
-  const generated = await developmentSecrets(dataDir);
+  const generated = await developmentSecrets(dataDir, Boolean(env.DATABASE_URL));
   return {
     cookieKeys: fromEnv.cookieKeys ?? generated.cookieKeys,
     jwks: fromEnv.jwks ?? generated.jwks,
@@ -108,7 +108,8 @@ function secretListFrom(env: NodeJS.ProcessEnv, name: string): string[] | undefi
   return secrets;
 }
 
-async function developmentSecrets(dataDir: string): Promise<GeneratedSecrets> {
+/** `ownDatabase`: DATABASE_URL is set, so DATA_DIR holds nothing but these secrets. */
+async function developmentSecrets(dataDir: string, ownDatabase: boolean): Promise<GeneratedSecrets> {
   const file = path.join(dataDir, 'secrets.json');
   const kept = readKept(file);
   if (kept) return kept;
@@ -123,8 +124,12 @@ async function developmentSecrets(dataDir: string): Promise<GeneratedSecrets> {
     if (theirs) return theirs;
     throw new EnvironmentError(
       `the development secrets could not be kept in ${file}: ${folderProblem(dataDir, code ?? (error as Error).message)}. ` +
-        'Choose a writable folder with DATA_DIR, or set COOKIE_KEYS, JWKS, INTROSPECTION_CLIENT_ID and ' +
-        'INTROSPECTION_CLIENT_SECRET.',
+        // Setting the secrets helps only where the data lives elsewhere: the embedded database needs DATA_DIR too.
+        (ownDatabase
+          ? 'Choose a writable folder with DATA_DIR, or set COOKIE_KEYS, JWKS, INTROSPECTION_CLIENT_ID and ' +
+            'INTROSPECTION_CLIENT_SECRET.'
+          : 'Choose a writable folder with DATA_DIR (the embedded database keeps its data there too), or set ' +
+            'DATABASE_URL to a PostgreSQL server of your own.'),
     );
   }
   return secrets;

@@ -311,15 +311,20 @@ describe('shared secrets', () => {
     );
   });
 
-  it('names DATA_DIR when the development secrets cannot be kept there', async () => {
+  it('names DATA_DIR when the development secrets cannot be kept there, and the secrets as a way out only with DATABASE_URL', async () => {
     const file = path.join(dataDir, 'not-a-folder');
     await writeFile(file, '');
-    const loading = loadSharedSecrets({}, path.join(file, 'data'));
-    await expect(loading).rejects.toThrow(EnvironmentError);
-    await expect(loading).rejects.toThrow(
+    const problem =
       `the development secrets could not be kept in ${path.join(file, 'data', 'secrets.json')}: ` +
-        `${path.join(file, 'data')} is a file, or lies under one, not a folder (ENOTDIR). Choose a writable folder with ` +
-        'DATA_DIR, or set COOKIE_KEYS, JWKS, INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET.',
+      `${path.join(file, 'data')} is a file, or lies under one, not a folder (ENOTDIR). Choose a writable folder with DATA_DIR`;
+    const withDatabase = loadSharedSecrets({ DATABASE_URL: 'postgres://db/contacts' }, path.join(file, 'data'));
+    await expect(withDatabase).rejects.toThrow(EnvironmentError);
+    await expect(withDatabase).rejects.toThrow(
+      `${problem}, or set COOKIE_KEYS, JWKS, INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET.`,
+    );
+    // With the embedded database, DATA_DIR is needed whatever secrets are set.
+    await expect(loadSharedSecrets({}, path.join(file, 'data'))).rejects.toThrow(
+      `${problem} (the embedded database keeps its data there too), or set DATABASE_URL to a PostgreSQL server of your own.`,
     );
   });
 });

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { mkdtemp, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EnvironmentError } from '@contacts/config';
+import { EnvironmentError, folderProblem } from '@contacts/config';
 
 /**
  * Uploaded files wait on disk, in a folder of this process's own under the system's temporary
@@ -23,7 +23,7 @@ export function uploadFolder(): Promise<string> {
     (error: NodeJS.ErrnoException) => {
       folder = undefined;
       throw new EnvironmentError(
-        `uploaded files are kept on disk until they are stored, in a folder under ${tmpdir()}, which cannot be made there (${error.code ?? error.message}). Make that folder writable for this user, or set TMPDIR to one that is.`,
+        `uploaded files are kept on disk until they are stored, in a folder made under the temporary folder, and ${folderProblem(tmpdir(), error.code ?? error.message)}. Set TMPDIR to a folder this user can write in.`,
       );
     },
   );
