@@ -187,11 +187,12 @@ describe('GET /v4/contacts/changes', () => {
     expect(next.body.deleted).toEqual([ids[1]]);
   });
 
-  it('ends a sync however fast others write meanwhile: what they write after its first page comes with the next one', async () => {
+  it('ends an incremental sync however fast others write meanwhile: what they write after its first page comes with the next one', async () => {
     const client = await aClient(world.stack);
     const writer = async (name: string) => create(client, name);
-    for (const feed of ['full listing', 'changes since a token'] as const) {
-      const token = feed === 'full listing' ? undefined : await sync(client, new Map());
+    {
+      const feed = 'changes since a token';
+      const token = await sync(client, new Map());
       const before = [];
       for (let index = 0; index < 3; index += 1) before.push(await writer(`Before ${feed} ${index}`));
       const seen: number[] = [];

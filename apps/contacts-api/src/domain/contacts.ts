@@ -49,8 +49,6 @@ export interface ListOptions {
   search?: string;
   groupId?: number;
   updatedSince?: Date;
-  /** Only contacts last written in a transaction visible in this snapshot (ContactListFilter). */
-  writtenBy?: string;
   limit: number;
 }
 

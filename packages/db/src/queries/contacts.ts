@@ -112,12 +112,6 @@ export interface ContactListFilter {
   search?: string;
   groupId?: number;
   updatedSince?: Date;
-  /**
-   * Only contacts whose last write is visible in this snapshot (pg_snapshot text): the change
-   * feed's full listing, bounded by the token its last page hands out; a contact written after
-   * it is listed by the next sync instead.
-   */
-  writtenBy?: string;
   limit: number;
 }
 
@@ -139,8 +133,6 @@ export async function listContactRecords(db: Queryable, filter: ContactListFilte
     .where('c.owner_id', '<=', filter.ownerId);
   if (filter.groupId !== undefined) query.where('c.group_id', filter.groupId);
   if (filter.updatedSince !== undefined) query.where('c.updated_at', '>=', filter.updatedSince);
-  if (filter.writtenBy !== undefined)
-    query.whereRaw('pg_visible_in_snapshot(c.xid, cast(? as pg_snapshot))', [filter.writtenBy]);
   if (filter.search !== undefined && filter.search !== '') {
     const pattern = likePattern(filter.search);
     query.where((where) =>
@@ -152,7 +144,6 @@ export async function listContactRecords(db: Queryable, filter: ContactListFilte
     filter.groupId !== undefined ? 'group' : '',
     filter.updatedSince !== undefined ? 'since' : '',
     filter.search ? 'search' : '',
-    filter.writtenBy !== undefined ? 'written-by' : '',
   ].join(':');
   return query
     .orderBy(['c.owner_id', 'c.id'])
