@@ -1,9 +1,9 @@
 import { addressKey, type Logger, type RateLimit } from '@contacts/config';
-import { type Database, sharedRateLimiter } from '@contacts/db';
+import type { Database } from '@contacts/db';
 import type { Context, Next } from 'koa';
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { ADDRESS_ALLOWANCE_IN_CLIENTS, clientIdOf, clientKey } from './token-rate-limit';
+import { clientAndAddressLimiters, clientIdOf, clientKey, refuseRateLimited } from './token-rate-limit';
 import { preReadTokenForm } from './token-request-body';
 
 /** The endpoints besides the token endpoint where a client proves its secret. */
@@ -26,13 +26,11 @@ const LIMITED_ROUTES = ['introspection', 'revocation'] as const;
  */
 export function clientAuthFailureLimit(provider: Provider, db: Database, limit: RateLimit | undefined, logger: Logger) {
   if (!limit) return (_ctx: Context, next: Next) => next();
-  const warn = (message: string) => logger.warn(message);
-  const perClient = sharedRateLimiter(db, limit, 'client_auth_failure', warn);
-  const perAddress = sharedRateLimiter(
+  const { perClient, perAddress } = clientAndAddressLimiters(
     db,
-    { ...limit, points: limit.points * ADDRESS_ALLOWANCE_IN_CLIENTS },
-    'client_auth_failure_address',
-    warn,
+    limit,
+    { client: 'client_auth_failure', address: 'client_auth_failure_address' },
+    logger,
   );
   const paths = new Set(LIMITED_ROUTES.map((route) => provider.pathFor(route)));
 
@@ -52,14 +50,8 @@ export function clientAuthFailureLimit(provider: Provider, db: Database, limit: 
     const refusal = !verdict.allowed ? verdict : !addressVerdict.allowed ? addressVerdict : undefined;
     if (refusal) {
       const reset = refusal.headers['RateLimit-Reset'];
-      ctx.set({ 'Retry-After': reset, 'Cache-Control': 'no-store' });
-      ctx.status = 429;
       const what = refusal === verdict ? 'for this client from this address' : 'from this address';
-      ctx.body = {
-        error: 'rate_limited',
-        error_description: `too many failed client authentications ${what}; try again in ${reset} s`,
-      };
-      return;
+      return refuseRateLimited(ctx, reset, `too many failed client authentications ${what}; try again in ${reset} s`);
     }
     await next();
     const route = (ctx as Partial<KoaContextWithOIDC>).oidc?.route;

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { addressKey, type Logger, type RateLimit } from '@contacts/config';
-import { type Database, sharedRateLimiter } from '@contacts/db';
+import { type Database, type SharedRateLimiter, sharedRateLimiter } from '@contacts/db';
 import type { Context, Next } from 'koa';
 import type Provider from 'oidc-provider';
 import { isTokenRequest, preReadTokenForm } from './token-request-body';
@@ -34,13 +34,11 @@ import { isTokenRequest, preReadTokenForm } from './token-request-body';
  */
 export function tokenRateLimit(provider: Provider, db: Database, limit: RateLimit | undefined, logger: Logger) {
   if (!limit) return (_ctx: Context, next: Next) => next();
-  const warn = (message: string) => logger.warn(message);
-  const limiter = sharedRateLimiter(db, limit, 'token_client', warn);
-  const perAddress = sharedRateLimiter(
+  const { perClient: limiter, perAddress } = clientAndAddressLimiters(
     db,
-    { ...limit, points: limit.points * ADDRESS_ALLOWANCE_IN_CLIENTS },
-    'token_address',
-    warn,
+    limit,
+    { client: 'token_client', address: 'token_address' },
+    logger,
   );
   const isToken = isTokenRequest(provider);
 
@@ -57,14 +55,9 @@ export function tokenRateLimit(provider: Provider, db: Database, limit: RateLimi
     const refusal = !verdict.allowed ? verdict : !addressVerdict.allowed ? addressVerdict : undefined;
     if (refusal) {
       const reset = refusal.headers['RateLimit-Reset'];
-      ctx.set({ ...refusal.headers, 'Retry-After': reset, 'Cache-Control': 'no-store' });
-      ctx.status = 429;
+      ctx.set(refusal.headers);
       const what = refusal === verdict ? 'for this client from this address' : 'from this address';
-      ctx.body = {
-        error: 'rate_limited',
-        error_description: `too many token requests ${what}; try again in ${reset} s`,
-      };
-      return;
+      return refuseRateLimited(ctx, reset, `too many token requests ${what}; try again in ${reset} s`);
     }
     ctx.set(verdict.headers);
     await next();
@@ -73,6 +66,35 @@ export function tokenRateLimit(provider: Provider, db: Database, limit: RateLimi
 
 /** A caller address's token requests, over all the client_ids it names: this many clients' worth. */
 export const ADDRESS_ALLOWANCE_IN_CLIENTS = 10;
+
+/**
+ * The two counts a limit on requests where clients authenticate keeps: per client and caller
+ * address, and per address over every client_id it names (ADDRESS_ALLOWANCE_IN_CLIENTS times the limit).
+ */
+export function clientAndAddressLimiters(
+  db: Database,
+  limit: RateLimit,
+  keyPrefixes: { client: string; address: string },
+  logger: Logger,
+): { perClient: SharedRateLimiter; perAddress: SharedRateLimiter } {
+  const warn = (message: string) => logger.warn(message);
+  return {
+    perClient: sharedRateLimiter(db, limit, keyPrefixes.client, warn),
+    perAddress: sharedRateLimiter(
+      db,
+      { ...limit, points: limit.points * ADDRESS_ALLOWANCE_IN_CLIENTS },
+      keyPrefixes.address,
+      warn,
+    ),
+  };
+}
+
+/** 429 in the OAuth error shape, with Retry-After (`reset` seconds) and no caching. */
+export function refuseRateLimited(ctx: Context, reset: string, description: string): void {
+  ctx.set({ 'Retry-After': reset, 'Cache-Control': 'no-store' });
+  ctx.status = 429;
+  ctx.body = { error: 'rate_limited', error_description: description };
+}
 
 /**
  * A key the store can always hold, whatever the client_id: `client:`, 43 characters of base64url,
