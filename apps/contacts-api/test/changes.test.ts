@@ -189,35 +189,30 @@ describe('GET /v4/contacts/changes', () => {
 
   it('ends an incremental sync however fast others write meanwhile: what they write after its first page comes with the next one', async () => {
     const client = await aClient(world.stack);
-    const writer = async (name: string) => create(client, name);
-    {
-      const feed = 'changes since a token';
-      const token = await sync(client, new Map());
-      const before = [];
-      for (let index = 0; index < 3; index += 1) before.push(await writer(`Before ${feed} ${index}`));
-      const seen: number[] = [];
-      const written: number[] = [];
-      let cursor: string | null = null;
-      let pages = 0;
-      let finalToken: string | undefined;
-      do {
-        const params = new URLSearchParams({ limit: '1', ...(token ? { sync_token: token } : {}) });
-        if (cursor) params.set('cursor', cursor);
-        const { body } = await client.json<Page>(`/v4/contacts/changes?${params}`);
-        seen.push(...body.data.map((contact) => contact.id));
-        cursor = body.meta.next_cursor;
-        finalToken = body.meta.sync_token;
-        // Two new contacts for every page read: a feed that followed them would never end.
-        written.push(await writer(`During ${pages}a`), await writer(`During ${pages}b`));
-        pages += 1;
-      } while (cursor !== null && pages < 50);
-      expect(cursor).toBeNull();
-      expect(seen.slice(-3)).toEqual(before);
-      expect(seen.filter((id) => written.includes(id))).toEqual([]);
-      // The next sync brings every one of them.
-      const next = await client.json<Page>(`/v4/contacts/changes?limit=1000&sync_token=${finalToken}`);
-      expect(next.body.data.map((contact) => contact.id)).toEqual(written);
-    }
+    const token = await sync(client, new Map());
+    const before = [];
+    for (let index = 0; index < 3; index += 1) before.push(await create(client, `Before ${index}`));
+    const seen: number[] = [];
+    const written: number[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    let nextToken: string | undefined;
+    do {
+      const params = new URLSearchParams({ limit: '1', sync_token: token });
+      if (cursor) params.set('cursor', cursor);
+      const { body } = await client.json<Page>(`/v4/contacts/changes?${params}`);
+      seen.push(...body.data.map((contact) => contact.id));
+      cursor = body.meta.next_cursor;
+      nextToken = body.meta.sync_token;
+      // Two new contacts for every page read: a feed that followed them would never end.
+      written.push(await create(client, `During ${pages}a`), await create(client, `During ${pages}b`));
+      pages += 1;
+    } while (cursor !== null && pages < 50);
+    expect(cursor).toBeNull();
+    expect(seen).toEqual(before);
+    // The next sync brings every one of them.
+    const next = await client.json<Page>(`/v4/contacts/changes?limit=1000&sync_token=${nextToken}`);
+    expect(next.body.data.map((contact) => contact.id)).toEqual(written);
   });
 
   it('reports a deletion by every path: v4 bulk, v4 by group, v3 DELETE, and a created-then-deleted contact', async () => {
