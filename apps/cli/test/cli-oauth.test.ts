@@ -164,6 +164,10 @@ describe('pnpm cli client and token commands', () => {
       authorize_url: expect.stringContaining('/oauth/authorize?client_id='),
       next_step: expect.stringContaining('address bar'),
     });
+    // Nothing runs for this DATA_DIR: the first step is to start it.
+    expect((run.json as { next_step: string }).next_step).toMatch(
+      /^No pnpm start is running for this DATA_DIR: unless the product runs elsewhere, start it with `pnpm start` in another terminal, so that http:\/\/localhost:3000 answers\. Then open authorize_url/,
+    );
     const { client, token_request } = run.json as { client: { client_id: string }; token_request: string };
     expect(token_request).toMatch(/^curl -s http:\/\/\S+\/oauth\/token -d grant_type=authorization_code -d code=CODE /);
     expect(token_request).toContain(`-d client_id=${client.client_id}`);

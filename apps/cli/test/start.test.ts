@@ -145,6 +145,7 @@ describe('pnpm start with the embedded database', () => {
     expect((demo.json as { authorize_url: string }).authorize_url).toMatch(
       new RegExp(`^http://localhost:${port}/oauth/authorize\\?`),
     );
+    expect((demo.json as { next_step: string }).next_step).toMatch(/^Open authorize_url/);
 
     // Ctrl-C in the terminal: SIGINT to the launcher's process group. The database is not in
     // it (it would stop at once, under the services); the launcher stops it after them.

@@ -46,6 +46,11 @@ export const demoCommand: Command = {
       return { member, group, categories, client };
     });
     const encodedRedirectUri = encodeURIComponent(client.redirect_uris[0] ?? '');
+    // A first run often comes before `pnpm start`: the links below would then lead nowhere.
+    const startFirst =
+      running === undefined && !env.PORT && !env.PUBLIC_URL
+        ? `No pnpm start is running for this DATA_DIR: unless the product runs elsewhere, start it with \`pnpm start\` in another terminal, so that ${publicUrl} answers. Then open`
+        : 'Open';
     return {
       member: { ...member, password },
       group,
@@ -54,7 +59,7 @@ export const demoCommand: Command = {
       authorize_url: `${publicUrl}/oauth/authorize?client_id=${client.client_id}&redirect_uri=${encodedRedirectUri}&response_type=code&scope=*&state=demo`,
       // Nothing listens at the demo's redirect URI: a first run should not read that error page as a failure.
       next_step:
-        'Open authorize_url, sign in as the member and allow the application. The browser then goes to the ' +
+        `${startFirst} authorize_url, sign in as the member and allow the application. The browser then goes to the ` +
         `redirect URI (${client.redirect_uris[0]}), where nothing listens, so it shows an error page: the code is ` +
         'in its address bar (?code=…). Within 60 s, put it in place of CODE in token_request and run that.',
       token_request:
