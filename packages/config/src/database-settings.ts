@@ -31,7 +31,7 @@ export function databaseSettingsFrom(env: NodeJS.ProcessEnv): DatabaseSettings {
   const parsed = url === undefined ? undefined : new URL(url);
   // Without one, PostgreSQL opens the database named as the user: postgres://postgres@host/ put
   // the product's tables into the server's own `postgres` database, unnoticed.
-  if (url !== undefined && (parsed?.pathname ?? '').replace(/^\//, '') === '') {
+  if (url !== undefined && parsed?.pathname.replace(/^\//, '') === '') {
     throw new ConfigError(
       `DATABASE_URL names no database (postgres://user:password@host:5432/database), got "${withoutPassword(url)}": ` +
         "add the database's name after the last /; without it PostgreSQL would use the database named as the user",

@@ -112,7 +112,8 @@ export function readBatchOperations(
       value.push({ op: 'delete', id: parsed.data.id, ...condition });
       return;
     }
-    if (!contact) return;
+    // Parsed as a create or an update, its contact is an object, so it was validated above.
+    if (!contact) throw new Error(`operations[${index}]: a ${parsed.data.op} without a contact passed its schema`);
     if (parsed.data.op === 'create')
       value.push({ op: 'create', contact: contact.value as z.output<typeof contactCreateV4> });
     else value.push({ op: 'update', id: parsed.data.id, contact: contact.value, ...condition });

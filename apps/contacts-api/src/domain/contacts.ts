@@ -80,7 +80,7 @@ export async function createContact(
     await checkReferences(trx, memberId, contact);
     const id = await insertOrExplain(() => insertContact(trx, memberId, contact));
     if (image) await putContactImage(trx, id, image);
-    return (await findContactRecord(trx, memberId, id))!;
+    return recordOf(trx, memberId, id);
   });
 }
 
@@ -125,14 +125,13 @@ export async function updateContactFields(
   return db.transaction(async (trx) => {
     await lockOwnedContact(trx, memberId, id);
     // Read only when something needs the stored contact: most updates have no precondition and link nothing.
-    const current =
-      options.precondition || hasReferences(changes) ? (await findContactRecord(trx, memberId, id))! : undefined;
+    const current = options.precondition || hasReferences(changes) ? await recordOf(trx, memberId, id) : undefined;
     if (options.precondition && current) checkPrecondition(options.precondition, current);
     await checkReferences(trx, memberId, changes, current);
     // Nothing is written when nothing changes: not the row, nor its updated_at (nor so its ETag).
     const imageChanged = options.image ? await putContactImage(trx, id, options.image) : false;
     await insertOrExplain(() => updateContact(trx, memberId, id, changes, { touch: imageChanged }));
-    return (await findContactRecord(trx, memberId, id))!;
+    return recordOf(trx, memberId, id);
   });
 }
 
@@ -150,7 +149,7 @@ export async function removeContactImage(
 ): Promise<void> {
   return db.transaction(async (trx) => {
     await lockOwnedContact(trx, memberId, id);
-    const current = (await findContactRecord(trx, memberId, id))!;
+    const current = await recordOf(trx, memberId, id);
     // RFC 9110 §13.2.1: a request that would fail without its preconditions fails so (404), not 412.
     if (current.image_sha256 === null) throw contactHasNoImage();
     if (options.precondition) checkPrecondition(options.precondition, current);
@@ -200,7 +199,7 @@ export async function upsertContactByEmail(
       const existing = await lockOwnedContactIdByEmail(trx, memberId, email);
       if (existing !== undefined) {
         if (hasReferences(contact)) {
-          await checkReferences(trx, memberId, contact, await findContactRecord(trx, memberId, existing));
+          await checkReferences(trx, memberId, contact, await recordOf(trx, memberId, existing));
         }
         const imageChanged = image ? await putContactImage(trx, existing, image) : false;
         await updateContact(trx, memberId, existing, contact, { touch: imageChanged });
@@ -220,7 +219,7 @@ export async function upsertContactByEmail(
 /** How often an upsert looks again for a contact that other writers keep adding and removing. */
 const UPSERT_ROUNDS = 3;
 
-/** A contact this transaction wrote or locked, which therefore exists. */
+/** A contact this transaction wrote or locked, which therefore exists (an error says so if it does not). */
 async function recordOf(trx: Knex.Transaction, memberId: number, id: number): Promise<ContactRecord> {
   const record = await findContactRecord(trx, memberId, id);
   if (!record) throw new Error(`contact ${id}, written or locked by this transaction, was not found`);
@@ -286,7 +285,7 @@ export async function deleteOwnedContact(
         throw new DomainError('precondition_failed', 'The contact no longer exists: nothing was deleted.');
       return false;
     }
-    if (options.precondition) checkPrecondition(options.precondition, (await findContactRecord(trx, memberId, id))!);
+    if (options.precondition) checkPrecondition(options.precondition, await recordOf(trx, memberId, id));
     await deleteOwnedContacts(trx, memberId, [id]);
     return true;
   });
