@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { updateClient } from '../src/lib/registered-applications';
 import { type RunningAuthServer, startAuthServer } from './support/auth-server';
 import { aMember, anApplication, anAuthorizationCode } from './support/factories';
@@ -21,6 +21,20 @@ afterAll(async () => server?.stop());
 const signedIn = () => aSignedInMember(server);
 
 const storedClient = (clientId: string) => server.database.db('oauth_clients').where({ client_id: clientId }).first();
+
+/**
+ * The owner's edit as another process makes it (another replica's settings page, the CLI):
+ * stored, then heard by this server through PostgreSQL's announcement, which arrives a moment
+ * after the commit. Waits until the server reads the new redirect URIs, as a browser arriving
+ * after that moment would find them.
+ */
+async function editApplication(ownerId: number, clientId: string, details: { name: string; redirectUris: string }) {
+  await updateClient(server.database.db, ownerId, clientId, details);
+  await vi.waitFor(async () => {
+    const client = await server.auth.provider.Client.find(clientId);
+    expect(client?.redirectUris).toEqual(details.redirectUris.split('\n'));
+  });
+}
 
 /** An authorization request's path (with PKCE) for this client and redirect URI. */
 const authorizePath = (clientId: string, redirectUri: string) =>
@@ -69,7 +83,7 @@ describe('editing an application', () => {
   it('takes the codes issued for a redirect URI it removes: they are no longer exchanged; codes for a kept URI are', async () => {
     const owner = await aMember(server.database.db);
     const app = await anApplication(server.database.db, { owner, redirectUri: 'https://old.example/cb' });
-    await updateClient(server.database.db, owner.id, app.client_id, {
+    await editApplication(owner.id, app.client_id, {
       name: 'Two URIs',
       redirectUris: 'https://old.example/cb\nhttps://kept.example/cb',
     });
@@ -89,7 +103,7 @@ describe('editing an application', () => {
     ).status;
     expect(consumedBefore).toBe(200);
 
-    await updateClient(server.database.db, owner.id, app.client_id, {
+    await editApplication(owner.id, app.client_id, {
       name: 'Two URIs',
       redirectUris: 'https://kept.example/cb\nhttps://new.example/cb',
     });
@@ -119,7 +133,7 @@ describe('editing an application', () => {
     const { browser } = await signedIn();
     for (const decision of ['allow', 'deny']) {
       const consent = await openConsent(browser, app.client_id, 'https://old.example/cb');
-      await updateClient(server.database.db, owner.id, app.client_id, {
+      await editApplication(owner.id, app.client_id, {
         name: 'Moved',
         redirectUris: 'https://new.example/cb',
       });
@@ -131,14 +145,14 @@ describe('editing an application', () => {
       expect(again.status, decision).toBe(400);
       expect(again.location, decision).toBeNull();
       expect(again.html, decision).toContain('redirect_uri');
-      await updateClient(server.database.db, owner.id, app.client_id, {
+      await editApplication(owner.id, app.client_id, {
         name: 'Back',
         redirectUris: 'https://old.example/cb',
       });
     }
     // A URI still registered: the open consent page answers as before.
     const consent = await openConsent(browser, app.client_id, 'https://old.example/cb');
-    await updateClient(server.database.db, owner.id, app.client_id, {
+    await editApplication(owner.id, app.client_id, {
       name: 'Two',
       redirectUris: 'https://old.example/cb\nhttps://new.example/cb',
     });
@@ -150,7 +164,7 @@ describe('editing an application', () => {
   it("sends no code to a redirect URI removed between the member's Allow and the authorization's last step", async () => {
     const owner = await aMember(server.database.db);
     const app = await anApplication(server.database.db, { owner, redirectUri: 'https://gone.example/cb' });
-    await updateClient(server.database.db, owner.id, app.client_id, {
+    await editApplication(owner.id, app.client_id, {
       name: 'Two',
       redirectUris: 'https://gone.example/cb\nhttps://kept.example/cb',
     });
@@ -161,7 +175,7 @@ describe('editing an application', () => {
     const lastStep = new URL(allowed.location as string, server.baseUrl);
     expect(lastStep.pathname).toMatch(/^\/oauth\/authorize\/./);
     // …when the owner removes the URI.
-    await updateClient(server.database.db, owner.id, app.client_id, {
+    await editApplication(owner.id, app.client_id, {
       name: 'One',
       redirectUris: 'https://kept.example/cb',
     });
