@@ -82,7 +82,7 @@ try {
   });
   recordRunningPlatform(dataDir, publicUrl, port);
   logger.info(
-    `Member contacts is running at ${publicUrl} (database: ${database.kind}). ` +
+    `Member contacts is running at ${publicUrl} (database: ${databaseDescription(database)}). ` +
       `Sign in at ${publicUrl}/login, API docs at ${publicUrl}/docs. Ctrl-C stops everything.`,
   );
 } catch (error) {
@@ -92,4 +92,9 @@ try {
   if (error instanceof ConfigError) refuse(error);
   logger.error({ err: error }, 'could not start');
   process.exit(1);
+}
+
+/** Which database, and for the embedded one where its data is (as root, not always under DATA_DIR). */
+function databaseDescription(database: ServiceDatabase): string {
+  return database.dataFolder === undefined ? database.kind : `${database.kind}, its data in ${database.dataFolder}`;
 }

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { relocatedDataDir } from '@contacts/db';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { appRoot, exited, freePort, postgresProcessesFor, runCli, runLauncher, startPlatform } from './support';
 
 const repositoryRoot = path.resolve(appRoot, '../..');
@@ -30,8 +30,10 @@ describe('pnpm start from a checkout in a private home directory', () => {
     dataDir = path.join(checkout, '.data-private-home-test');
     env = { DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(freePort()), DATABASE_URL: '', TEST_DATABASE_URL: '' };
   }, 120_000);
+  /** The embedded PostgreSQL's data folder: moved out of the private home when run as root. */
+  const pgdata = () => (userInfo().uid === 0 ? relocatedDataDir(dataDir) : path.join(dataDir, 'postgres'));
   afterAll(async () => {
-    const relocated = userInfo().uid === 0 ? relocatedDataDir(dataDir) : path.join(dataDir, 'postgres');
+    const relocated = pgdata();
     for (const pid of await postgresProcessesFor(relocated)) process.kill(pid, 'SIGKILL');
     await rm(relocated, { recursive: true, force: true });
     await rm(home, { recursive: true, force: true });
@@ -40,9 +42,11 @@ describe('pnpm start from a checkout in a private home directory', () => {
   it('serves, and keeps its data where the database user can reach it', async () => {
     const port = freePort();
     const cliRoot = path.join(checkout, 'apps', 'cli');
-    const launcher = await startPlatform(env, port, cliRoot);
+    const launcher = await startPlatform({ ...env, LOG_LEVEL: 'info' }, port, cliRoot);
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
     expect((await fetch(`http://127.0.0.1:${port}/login`)).status).toBe(200);
+    // Said where, since as root it is not under DATA_DIR.
+    await vi.waitFor(() => expect(launcher.output()).toContain(`(database: embedded, its data in ${pgdata()})`));
 
     const created = await runCli(['category', 'create', '--name', 'Private home'], env, cliRoot);
     expect(created.json).toEqual({ id: expect.any(Number), name: 'Private home' });

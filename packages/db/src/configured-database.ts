@@ -22,6 +22,8 @@ export interface DatabaseServer {
   url: string;
   /** 'external' when DATABASE_URL names it, 'embedded' otherwise. */
   kind: 'external' | 'embedded';
+  /** The embedded server's data folder (undefined for DATABASE_URL's). */
+  dataFolder: string | undefined;
   /** Stops the embedded server when this process started it; otherwise does nothing. */
   stop(): Promise<void>;
 }
@@ -34,7 +36,7 @@ export async function openDatabaseServer(
   settings: DatabaseServerSettings,
   options: Pick<EmbeddedDatabaseOptions, 'mode' | 'command' | 'log' | 'warn'>,
 ): Promise<DatabaseServer> {
-  if (settings.url) return { url: settings.url, kind: 'external', stop: async () => {} };
+  if (settings.url) return { url: settings.url, kind: 'external', dataFolder: undefined, stop: async () => {} };
   const server = await startEmbeddedDatabase({ ...options, dataDir: settings.dataDir, port: settings.embeddedPort });
   try {
     await ensureDatabaseExists(server.url, EMBEDDED_DATABASE_NAME);
@@ -42,7 +44,12 @@ export async function openDatabaseServer(
     await server.stop();
     throw error;
   }
-  return { url: withDatabaseName(server.url, EMBEDDED_DATABASE_NAME), kind: 'embedded', stop: () => server.stop() };
+  return {
+    url: withDatabaseName(server.url, EMBEDDED_DATABASE_NAME),
+    kind: 'embedded',
+    dataFolder: server.pgdata,
+    stop: () => server.stop(),
+  };
 }
 
 export async function ensureDatabaseExists(maintenanceUrl: string, name: string): Promise<void> {

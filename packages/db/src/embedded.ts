@@ -55,6 +55,8 @@ export interface EmbeddedDatabase {
   url: string;
   /** Whether this process started the server and must stop it. */
   owned: boolean;
+  /** Its data folder: DATA_DIR/postgres, or under RELOCATION_ROOT when root's `postgres` user cannot reach DATA_DIR. */
+  pgdata: string;
   stop(): Promise<void>;
 }
 
@@ -123,7 +125,7 @@ async function findOrStart(options: EmbeddedDatabaseOptions): Promise<EmbeddedDa
   for (let attempt = 1; ; attempt++) {
     const running = await runningPostmaster(pgdata, ownerFile, log);
     if (running) {
-      const shared = await share(running, options, urlOn);
+      const shared = await share(running, pgdata, options, urlOn);
       if (shared) return shared;
       log(`stopping an orphaned embedded PostgreSQL (pid ${running.pid})`);
       await stopOrphan(running.pid, pgdata);
@@ -158,6 +160,7 @@ async function findOrStart(options: EmbeddedDatabaseOptions): Promise<EmbeddedDa
     return {
       url: urlOn(options.port),
       owned: true,
+      pgdata,
       async stop() {
         if (stopped) return;
         stopped = true;
@@ -180,6 +183,7 @@ async function findOrStart(options: EmbeddedDatabaseOptions): Promise<EmbeddedDa
  */
 async function share(
   running: RunningPostmaster,
+  pgdata: string,
   options: EmbeddedDatabaseOptions,
   urlOn: (port: number) => string,
 ): Promise<EmbeddedDatabase | undefined> {
@@ -199,8 +203,8 @@ async function share(
     const presence = options.command ? connection : undefined;
     if (!presence) await connection.end().catch(() => {});
     if (owner === undefined)
-      return { url, owned: false, stop: async () => void (await presence?.end().catch(() => {})) };
-    return followingOwner({ url, port: running.port, owner }, options, presence);
+      return { url, owned: false, pgdata, stop: async () => void (await presence?.end().catch(() => {})) };
+    return followingOwner({ url, port: running.port, owner, pgdata }, options, presence);
   }
   // An owner that ended while this process waited was stopping its server: start afresh.
   if (owner === undefined || ownerEnded()) return undefined;
@@ -219,7 +223,7 @@ async function share(
  * it was quicker, this one follows that one instead.
  */
 function followingOwner(
-  shared: { url: string; port: number; owner: number },
+  shared: { url: string; port: number; owner: number; pgdata: string },
   options: EmbeddedDatabaseOptions,
   presence: pg.Client | undefined,
 ): EmbeddedDatabase {
@@ -255,6 +259,7 @@ function followingOwner(
   return {
     url: shared.url,
     owned: false,
+    pgdata: shared.pgdata,
     async stop() {
       ended = true;
       clearInterval(watch);

@@ -8,6 +8,8 @@ import { dataDirectory } from './paths';
 export interface ServiceDatabase {
   db: Database;
   kind: 'external' | 'embedded';
+  /** The embedded server's data folder (undefined for DATABASE_URL's). */
+  dataFolder: string | undefined;
   close(): Promise<void>;
 }
 
@@ -86,6 +88,7 @@ export async function openServiceDatabase(options: {
   return {
     db,
     kind: server.kind,
+    dataFolder: server.dataFolder,
     async close() {
       await db.destroy();
       await server.stop();
