@@ -2,7 +2,7 @@
 import '@contacts/config/require-supported-node';
 import { parseArgs } from 'node:util';
 import { InputError } from '@contacts/auth';
-import { ConfigError, EnvironmentError } from '@contacts/config';
+import { ConfigError, closestName, EnvironmentError } from '@contacts/config';
 import { DatabaseNotReadyError, UsageError, withCommandContext } from './cli-context';
 import { type Command, type CommandValues, commands, soloCommands } from './commands/index';
 import { wantsStackTraces } from './config';
@@ -45,6 +45,26 @@ function repeatedFlag(command: Command, args: string[]): string | undefined {
     seen.add(token.name);
   }
   return undefined;
+}
+
+/**
+ * The refusal of a flag the command does not take, naming the one meant when it is a slip away
+ * (`--onwer`); undefined when parseArgs refused something else.
+ */
+function unknownFlag(command: Command, args: string[]): string | undefined {
+  const { tokens } = parseArgs({ args, options: command.options, strict: false, allowPositionals: true, tokens: true });
+  const unknown = tokens.find((token) => token.kind === 'option' && !Object.hasOwn(command.options, token.name));
+  if (unknown?.kind !== 'option') return undefined;
+  const meant = closestName(unknown.name, Object.keys(command.options));
+  return `unknown flag ${unknown.rawName}${meant ? `: did you mean --${meant}?` : ''}`;
+}
+
+/** `member show`, `janitor`, …: every command as typed. */
+function everyCommandName(): string[] {
+  return [
+    ...Object.entries(commands).flatMap(([noun, verbs]) => Object.keys(verbs).map((verb) => `${noun} ${verb}`)),
+    ...Object.keys(soloCommands),
+  ];
 }
 
 /**
@@ -92,10 +112,16 @@ async function main(argv: string[]): Promise<number> {
   if (!solo && (verb === undefined || HELP.has(verb))) {
     const help = nounHelp(noun);
     if (help && verb !== undefined) return printHelp(help);
-    throw new UsageError(help ? `${noun} needs a verb\n${help}` : `unknown command "${noun}"\n${toolHelp()}`);
+    if (help) throw new UsageError(`${noun} needs a verb\n${help}`);
+    const meant = closestName(noun, [...Object.keys(commands), ...Object.keys(soloCommands)]);
+    throw new UsageError(`unknown command "${noun}"${meant ? `: did you mean "${meant}"?` : ''}\n${toolHelp()}`);
   }
   const command: Command | undefined = solo ?? (verb ? commands[noun]?.[verb] : undefined);
-  if (!command) throw new UsageError(`unknown command "${noun} ${verb}"\n${nounHelp(noun) ?? toolHelp()}`);
+  if (!command) {
+    const meant = closestName(`${noun} ${verb}`, everyCommandName());
+    const hint = meant ? `: did you mean "${meant}"?` : '';
+    throw new UsageError(`unknown command "${noun} ${verb}"${hint}\n${nounHelp(noun) ?? toolHelp()}`);
+  }
   const rest = solo ? afterNoun : afterVerb;
   if (asksForHelp(command, rest)) return printHelp(commandHelp(command));
   const repeated = repeatedFlag(command, rest);
@@ -105,7 +131,9 @@ async function main(argv: string[]): Promise<number> {
   try {
     ({ values } = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false }));
   } catch (error) {
-    throw new UsageError(`${(error as Error).message}\nusage: pnpm -s cli ${command.summary}`);
+    throw new UsageError(
+      `${unknownFlag(command, rest) ?? (error as Error).message}\nusage: pnpm -s cli ${command.summary}`,
+    );
   }
   const missing = command.required.filter((flag) => values[flag] === undefined);
   if (missing.length > 0)

@@ -18,6 +18,7 @@ export function toolHelp(): string {
     '2 bad input, a flag or a setting (message on stderr, nothing written); 1 any other failure (database down',
     'or not migrated, DATA_DIR not writable, …).',
     'Listings print {"items", "next_after", "next_command"}: run next_command for the next page (--limit, --after).',
+    'A member (M: --member, --owner) is named by id or by e-mail address, compared as at sign-in.',
     'The database is DATABASE_URL, or the embedded one of `pnpm start` (started for the command if need be).',
     '',
   ];

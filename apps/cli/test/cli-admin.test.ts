@@ -563,6 +563,56 @@ describe('groups', () => {
   });
 });
 
+describe('a member named by e-mail address', () => {
+  it('is found as at sign-in (any case, either Unicode form) by every command that takes a member', async () => {
+    const suffix = Date.now().toString(36);
+    const composed = `jos\u00e9.${suffix}@example.test`;
+    const created = await runCli(
+      ['member', 'create', '--email', composed, '--name', 'José', '--password', 'a long password'],
+      env,
+    );
+    const id = (created.json as { id: number }).id;
+    const typed = `JOSE\u0301.${suffix.toUpperCase()}@EXAMPLE.TEST`;
+    expect((await runCli(['member', 'show', '--member', typed], env)).json).toMatchObject({ id, email: composed });
+    const token = (await runCli(['token', 'create', '--member', typed, '--name', 'Sync'], env)).json as { id: number };
+    const tokens = (await runCli(['token', 'list', '--member', composed], env)).json as Page;
+    expect(tokens.items.map((item) => [item.id, item.member_id])).toEqual([[token.id, id]]);
+    const client = (
+      await runCli(
+        ['client', 'create', '--owner', typed, '--name', 'Hers', '--redirect-uri', 'https://a.example/cb'],
+        env,
+      )
+    ).json as { client_id: string };
+    const clients = (await runCli(['client', 'list', '--owner', composed], env)).json as Page;
+    expect(clients.items.map((item) => [item.client_id, item.owner_id])).toEqual([[client.client_id, id]]);
+    const group = await aGroup(database.db);
+    const inGroup = ['--group', String(group.id), '--member', typed];
+    expect((await runCli(['group', 'add-member', ...inGroup], env)).json).toEqual({
+      group_id: group.id,
+      member_id: id,
+    });
+    expect((await runCli(['group', 'remove-member', ...inGroup], env)).json).toMatchObject({
+      member_id: id,
+      removed: true,
+    });
+  });
+
+  it('refuses an address nobody has, and a value that is neither id nor address, with exit code 2', async () => {
+    const nobody = await runCli(['member', 'unlock', '--member', 'nobody@example.test'], env);
+    expect(nobody).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: 'error: no member has the e-mail address "nobody@example.test"\n',
+    });
+    const neither = await runCli(['member', 'show', '--member', 'jose'], env);
+    expect(neither).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: `error: --member must be a member's id or e-mail address, not "jose"\n`,
+    });
+  });
+});
+
 describe('help and an unmigrated database', () => {
   it('prints help for the tool and for every command, exit code 0', async () => {
     const tool = await runCli(['--help'], env);

@@ -75,6 +75,24 @@ describe('pnpm cli', () => {
     expect(await cli.rowCount(table)).toBe(before);
   });
 
+  it('names the command or flag meant when the one typed is a slip away from it', async () => {
+    const refusal = async (args: string[]) => {
+      const run = await runCli(args, cli.env);
+      expect(run).toMatchObject({ code: 2, stdout: '' });
+      return run.stderr.split('\n')[0];
+    };
+    expect(await refusal(['client', 'list', '--onwer', '1'])).toBe(
+      'error: unknown flag --onwer: did you mean --owner?',
+    );
+    expect(await refusal(['member', 'shwo', '--member', '1'])).toBe(
+      'error: unknown command "member shwo": did you mean "member show"?',
+    );
+    expect(await refusal(['memebr', 'list'])).toBe('error: unknown command "memebr list": did you mean "member list"?');
+    expect(await refusal(['janitr'])).toBe('error: unknown command "janitr": did you mean "janitor"?');
+    // Nothing close: no guess.
+    expect(await refusal(['group', 'create', '--name', 'G', '--colour', 'red'])).toBe('error: unknown flag --colour');
+  });
+
   it('refuses a second member with the same e-mail in another case', async () => {
     await runCli(
       ['member', 'create', '--email', 'dup@example.test', '--name', 'One', '--password', 'long enough password'],

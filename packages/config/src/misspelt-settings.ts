@@ -69,19 +69,27 @@ export function environmentWith(env: NodeJS.ProcessEnv, values: Record<string, s
 
 /**
  * The name read that `variable` is closest to, if it is that close: the same letters in another
- * case, or at most one edit (two for names of 8 characters or more: a slip, not another word;
- * HOST is not taken for PORT).
+ * case, or a slip (closestName; HOST is not taken for PORT).
  */
 function closestSetting(variable: string, read: ReadonlySet<string>): string | undefined {
-  const upper = variable.toUpperCase();
-  let best: { setting: string; distance: number } | undefined;
-  for (const setting of read) {
-    if (!/^[A-Z][A-Z0-9_]+$/.test(setting)) continue;
-    const allowed = setting.length >= 8 ? 2 : 1;
-    const distance = editDistance(upper, setting, allowed);
-    if (distance <= allowed && (best === undefined || distance < best.distance)) best = { setting, distance };
+  return closestName(
+    variable.toUpperCase(),
+    [...read].filter((setting) => /^[A-Z][A-Z0-9_]+$/.test(setting)),
+  );
+}
+
+/**
+ * The name among `names` that `word` is a slip for, if any: at most one edit away (two for names
+ * of 8 characters or more), the closest first. Also for the CLI's flags and commands.
+ */
+export function closestName(word: string, names: Iterable<string>): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const name of names) {
+    const allowed = name.length >= 8 ? 2 : 1;
+    const distance = editDistance(word, name, allowed);
+    if (distance <= allowed && (best === undefined || distance < best.distance)) best = { name, distance };
   }
-  return best?.setting;
+  return best?.name;
 }
 
 /**

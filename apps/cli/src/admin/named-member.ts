@@ -1,10 +1,23 @@
-import { type Database, findMemberRecord, type MemberRecord } from '@contacts/db';
+import { type Database, findMemberRecord, findMemberRecordByEmail, type MemberRecord } from '@contacts/db';
 import { UsageError } from '../cli-context';
 import type { CommandValues } from '../commands/index';
 import { rowIdFlag } from '../flags';
 
-/** The member `--<flag>` names, disabled or not; a usage error when there is none. */
+/**
+ * The member `--<flag>` names, disabled or not: by id, or by e-mail address (what a member asking
+ * for help gives), compared as at sign-in (case-insensitive, composed). A usage error when there
+ * is none.
+ */
 export async function namedMember(db: Database, values: CommandValues, flag: string): Promise<MemberRecord> {
+  const raw = values[flag];
+  if (typeof raw === 'string' && raw.includes('@')) {
+    const member = await findMemberRecordByEmail(db, raw.trim());
+    if (!member) throw new UsageError(`no member has the e-mail address ${JSON.stringify(raw.trim())}`);
+    return member;
+  }
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw)) {
+    throw new UsageError(`--${flag} must be a member's id or e-mail address, not ${JSON.stringify(raw)}`);
+  }
   const id = rowIdFlag(values, flag);
   const member = await findMemberRecord(db, id);
   if (!member) throw new UsageError(`no member has id ${id}`);

@@ -1,9 +1,10 @@
 import { addMemberToGroup, createGroup } from '@contacts/auth';
-import { findGroupById, listGroupsPage, removeGroupMember } from '@contacts/db';
+import { type Database, findGroupById, listGroupsPage, removeGroupMember } from '@contacts/db';
+import { activeMemberId, namedMember } from '../admin/named-member';
 import { UsageError } from '../cli-context';
 import { rowIdFlag } from '../flags';
 import { afterId, pageLimit, pageOptions, toPage } from '../paging';
-import type { Command } from './index';
+import type { Command, CommandValues } from './index';
 
 export const groupCommands: Record<string, Command> = {
   create: {
@@ -29,7 +30,10 @@ export const groupCommands: Record<string, Command> = {
     description: 'Adds member M to group G (adding twice is not an error).',
     options: { group: { type: 'string' }, member: { type: 'string' } },
     required: ['group', 'member'],
-    run: (values, { db }) => addMemberToGroup(db, { group: values.group, member: values.member }),
+    run: async (values, { db }) => {
+      const groupId = await namedGroupId(db, values);
+      return addMemberToGroup(db, { group: groupId, member: await activeMemberId(db, values, 'member') });
+    },
   },
   'remove-member': {
     summary: 'group remove-member --group G --member M',
@@ -37,9 +41,8 @@ export const groupCommands: Record<string, Command> = {
     options: { group: { type: 'string' }, member: { type: 'string' } },
     required: ['group', 'member'],
     run: async (values, { db }) => {
-      const groupId = rowIdFlag(values, 'group');
-      const memberId = rowIdFlag(values, 'member');
-      if (!(await findGroupById(db, groupId))) throw new UsageError(`no group has id ${groupId}`);
+      const groupId = await namedGroupId(db, values);
+      const memberId = (await namedMember(db, values, 'member')).id;
       if (!(await removeGroupMember(db, groupId, memberId))) {
         throw new UsageError(`member ${memberId} is not in group ${groupId}`);
       }
@@ -47,3 +50,10 @@ export const groupCommands: Record<string, Command> = {
     },
   },
 };
+
+/** The id of the group `--group` names; a usage error when there is none. */
+async function namedGroupId(db: Database, values: CommandValues): Promise<number> {
+  const groupId = rowIdFlag(values, 'group');
+  if (!(await findGroupById(db, groupId))) throw new UsageError(`no group has id ${groupId}`);
+  return groupId;
+}

@@ -89,6 +89,14 @@ export async function findMemberRecord(db: Database, id: number): Promise<Member
   return db('members').where({ id }).first<MemberRecord | undefined>(RECORD_COLUMNS);
 }
 
+/** A member by e-mail address, disabled or not, compared as at sign-in (administration only). */
+export async function findMemberRecordByEmail(db: Database, email: string): Promise<MemberRecord | undefined> {
+  if (email.includes('\u0000')) return undefined;
+  return db('members')
+    .whereRaw(`lower(email) = ${FOLDED_EMAIL}`, [email.normalize('NFC')])
+    .first<MemberRecord | undefined>(RECORD_COLUMNS);
+}
+
 /** One page of members by id: up to `limit` + 1 rows, the extra one telling that more follow. */
 export async function listMembersPage(db: Database, page: { limit: number; after?: number }): Promise<MemberRecord[]> {
   const query = db('members')
