@@ -563,6 +563,20 @@ describe('groups', () => {
   });
 });
 
+describe('a group and a disabled member', () => {
+  it('refuses to add a disabled member, saying so, and still removes one', async () => {
+    const member = await aMember(database.db);
+    const group = await aGroup(database.db);
+    await addMemberToGroup(database.db, { group: group.id, member: member.id });
+    expect((await runCli(['member', 'disable', '--member', String(member.id)], env)).code).toBe(0);
+    const inGroup = ['--group', String(group.id), '--member', String(member.id)];
+    const added = await runCli(['group', 'add-member', ...inGroup], env);
+    expect(added).toMatchObject({ code: 2, stdout: '' });
+    expect(added.stderr).toMatch(new RegExp(`^error: member ${member.id} is disabled`));
+    expect((await runCli(['group', 'remove-member', ...inGroup], env)).json).toMatchObject({ removed: true });
+  });
+});
+
 describe('a member named by e-mail address', () => {
   it('is found as at sign-in (any case, either Unicode form) by every command that takes a member', async () => {
     const suffix = Date.now().toString(36);
