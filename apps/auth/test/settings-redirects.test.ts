@@ -444,7 +444,7 @@ describe('a refused create form', () => {
     expect(app.status).toBe(422);
     expect(app.html).toContain('value="Ledger &lt;sync&gt;"');
     expect(app.html).toMatch(
-      /<textarea id="redirect-uris" name="redirect_uris" required aria-invalid="true" aria-describedby="redirect-hint form-error">https:\/\/ledger\.example\/callback\nhttp:\/\/ledger\.example\/insecure<\/textarea>/,
+      /<textarea id="redirect-uris" name="redirect_uris" required aria-invalid="true" aria-describedby="redirect-hint form-error" autofocus>https:\/\/ledger\.example\/callback\nhttp:\/\/ledger\.example\/insecure<\/textarea>/,
     );
     expect(app.html).toMatch(/id="app-dpop" name="dpop_bound_access_tokens" checked/);
     expect(app.html).toMatch(/<p class="error" role="alert" id="form-error">[^<]*must use https/);

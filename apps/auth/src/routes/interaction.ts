@@ -21,6 +21,9 @@ import { signInFromForm } from './sign-in-form';
  */
 const SIGNED_IN_SUFFICES = new Set(['no_session', MEMBER_SIGNED_OUT]);
 
+/** The addresses under /interaction/:uid that the step's forms post to. */
+const INTERACTION_FORM_ACTIONS = ['login', 'abort', 'switch-account', 'confirm'] as const;
+
 /**
  * The member's side of /oauth/authorize: oidc-provider redirects here when it needs a sign-in
  * or a consent. Routes must live under /interaction/:uid, where the interaction cookie is sent.
@@ -91,6 +94,12 @@ export function interactionRoutes(services: AuthServices): Router {
     }
     throw new errors.InvalidRequest(`unexpected prompt ${details.prompt.name}`);
   });
+
+  // A refused sign-in leaves the browser at the address its form posted to: opened again (Enter
+  // in the address bar, a restored tab), each step's form address leads back to the step.
+  for (const action of INTERACTION_FORM_ACTIONS) {
+    router.get(`/${action}`, (ctx) => ctx.redirect(`/interaction/${interactionOf(ctx).uid}`));
+  }
 
   router.post('/login', formBody, async (ctx) => {
     const details = interactionOf(ctx);

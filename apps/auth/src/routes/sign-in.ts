@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type { CsrfState } from '../http/csrf';
 import type { AuthServices } from '../services';
 import { tabPageOf } from '../views/layout';
-import { signInPage, signOutPage } from '../views/sign-in';
+import { type SignInReason, signInPage, signInReason, signOutPage } from '../views/sign-in';
 import { formBody } from './form-body';
 import { signInFromForm } from './sign-in-form';
 
@@ -11,9 +11,6 @@ import { signInFromForm } from './sign-in-form';
 export function safeReturnPath(value: unknown): string {
   return typeof value === 'string' && /^\/(?![/\\])/.test(value) ? value : '/settings/applications';
 }
-
-/** The sign-in page's `reason` for a form posted after the member's session ended. */
-const SIGNED_OUT = 'signed_out';
 
 /**
  * A settings page or form reached without a session goes to the sign-in page, to come back to
@@ -28,7 +25,7 @@ export function sendToSignIn(ctx: Context): void {
     return;
   }
   ctx.status = 303;
-  ctx.redirect(`${returnTo}&reason=${SIGNED_OUT}`);
+  ctx.redirect(`${returnTo}&reason=${'signed_out' satisfies SignInReason}`);
 }
 
 export function signInRoutes(services: AuthServices): Router {
@@ -46,7 +43,7 @@ export function signInRoutes(services: AuthServices): Router {
     ctx.body = signInPage({
       action: `/login?return_to=${encodeURIComponent(returnTo)}`,
       csrfToken: (ctx.state as CsrfState).csrfToken,
-      signedOut: ctx.query.reason === SIGNED_OUT,
+      reason: signInReason(ctx.query.reason),
     });
   });
 
@@ -68,7 +65,7 @@ export function signInRoutes(services: AuthServices): Router {
   router.post('/logout', formBody, async (ctx) => {
     await services.memberSessions.end(ctx);
     ctx.status = 303;
-    ctx.redirect('/login');
+    ctx.redirect(`/login?reason=${'left' satisfies SignInReason}`);
   });
 
   return router;

@@ -1,3 +1,4 @@
+import { ICON_PATH, STYLESHEET_PATH } from './assets';
 import { html, type SafeHtml } from './html';
 
 export interface LayoutOptions {
@@ -73,12 +74,13 @@ export const FORM_ERROR_ID = 'form-error';
 
 /**
  * aria attributes of a form field: invalid and described by the form's message when it is the
- * refused one (`refusedField`), and by its hint.
+ * refused one (`refusedField`), and by its hint. The refused field also takes the focus (the
+ * pages run no script): on a long page the member lands on the field to mend, not at the top.
  */
 export function fieldAria(refusedField: string | undefined, field: string, hintId?: string): SafeHtml {
   const invalid = refusedField === field;
   const described = [hintId, invalid ? FORM_ERROR_ID : undefined].filter(Boolean).join(' ');
-  return html`${invalid ? html` aria-invalid="true"` : ''}${described ? html` aria-describedby="${described}"` : ''}`;
+  return html`${invalid ? html` aria-invalid="true"` : ''}${described ? html` aria-describedby="${described}"` : ''}${invalid ? html` autofocus` : ''}`;
 }
 
 /** An error (the change was refused) and a notice (it was made), each announced to screen readers. */
@@ -112,7 +114,7 @@ export function layout(options: LayoutOptions, body: SafeHtml): string {
         </nav>
         <form method="post" action="/logout" class="inline">
           <input type="hidden" name="csrf" value="${options.csrfToken ?? ''}">
-          <span class="who">${options.member.email}</span>
+          <span class="who" title="${options.member.email}">${options.member.email}</span>
           <button type="submit" class="link">Sign out</button>
         </form>
       </header>`
@@ -123,7 +125,8 @@ export function layout(options: LayoutOptions, body: SafeHtml): string {
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>${options.title} · Member contacts</title>
-  <link rel="stylesheet" href="/assets/auth.css">
+  <link rel="icon" href="${ICON_PATH}" type="image/svg+xml">
+  <link rel="stylesheet" href="${STYLESHEET_PATH}">
 </head>
 <body>
   <a class="skip" href="#main">Skip to the content</a>

@@ -10,8 +10,25 @@ export interface SignInView {
   applicationName?: string | undefined;
   /** For an application's request: where "Cancel" posts, which sends the application a refusal. */
   cancelAction?: string | undefined;
-  /** A settings form was posted after the member's session ended (routes/sign-in.ts sendToSignIn). */
-  signedOut?: boolean;
+  /** Why the member is asked to sign in, said above the form (routes/sign-in.ts). */
+  reason?: SignInReason | undefined;
+}
+
+/**
+ * The sign-in page's `reason`s: `signed_out`, a settings form posted after the member's session
+ * ended (sendToSignIn); `left`, the member has just signed out here.
+ */
+const SIGN_IN_REASONS = {
+  signed_out:
+    'You were signed out meanwhile (in another browser or tab, by a password change, or as your session ended), so the form you sent was not processed. Sign in to go back to its page, then fill it in again.',
+  left: 'You have signed out of this site in this browser. Applications you authorized keep their access.',
+} as const;
+
+export type SignInReason = keyof typeof SIGN_IN_REASONS;
+
+/** The reason named in the sign-in page's query; undefined for anything else. */
+export function signInReason(value: unknown): SignInReason | undefined {
+  return typeof value === 'string' && Object.hasOwn(SIGN_IN_REASONS, value) ? (value as SignInReason) : undefined;
 }
 
 /**
@@ -42,24 +59,24 @@ export function signOutPage(csrfToken: string): string {
 }
 
 export function signInPage(view: SignInView): string {
+  // After a refusal the address typed is kept: the focus goes where the member types next (the
+  // password, or the address if none was given), and both fields name the message.
+  const focused = view.error && view.email ? 'password' : 'email';
+  const describedBy = view.error ? html` aria-describedby="sign-in-error"` : '';
+  const focus = (field: string) => (field === focused ? html` autofocus` : '');
   return layout(
     { title: 'Sign in' },
     html`<div class="card">
       <h1>Sign in</h1>
       ${view.applicationName ? html`<p>to continue to <strong>${view.applicationName}</strong></p>` : ''}
       ${view.error ? html`<p class="error" role="alert" id="sign-in-error">${view.error}</p>` : ''}
-      ${
-        view.signedOut
-          ? html`<p class="notice card" role="status">You were signed out meanwhile (in another browser or tab, by a password change, or as your session ended), so the form you sent was not processed. Sign in to go back to its page, then fill it in again.</p>`
-          : ''
-      }
+      ${view.reason ? html`<p class="notice card" role="status">${SIGN_IN_REASONS[view.reason]}</p>` : ''}
       <form method="post" action="${view.action}" novalidate>
         <input type="hidden" name="csrf" value="${view.csrfToken}">
         <label for="email">E-mail address</label>
-        <input type="email" id="email" name="email" autocomplete="username" required autofocus value="${view.email ?? ''}"
-          ${view.error ? html`aria-describedby="sign-in-error"` : ''}>
+        <input type="email" id="email" name="email" autocomplete="username" required value="${view.email ?? ''}"${describedBy}${focus('email')}>
         <label for="password">Password</label>
-        <input type="password" id="password" name="password" autocomplete="current-password" required>
+        <input type="password" id="password" name="password" autocomplete="current-password" required${describedBy}${focus('password')}>
         <div class="actions"><button type="submit" class="primary">Sign in</button></div>
       </form>
       ${

@@ -1,4 +1,4 @@
-/** The sign-in, consent and settings pages' one stylesheet, served at /assets/auth.css. */
+/** The sign-in, consent and settings pages' one stylesheet, served at STYLESHEET_PATH (views/assets.ts). */
 export const STYLESHEET = `:root {
   color-scheme: light;
   --ink: #1b1f24;
@@ -114,6 +114,11 @@ textarea {
 }
 textarea {
   min-height: 4.5rem;
+}
+/* The field a refused form is about (fieldAria): marked, not only announced. */
+input[aria-invalid="true"],
+textarea[aria-invalid="true"] {
+  border: 2px solid var(--danger);
 }
 input:focus-visible,
 textarea:focus-visible,
@@ -293,7 +298,7 @@ td button {
   }
   table.stacking td {
     display: grid;
-    grid-template-columns: 7.5rem minmax(0, 1fr);
+    grid-template-columns: 6.5rem minmax(0, 1fr);
     gap: 0 0.5rem;
     border: 0;
     padding: 0.2rem 0;
@@ -302,6 +307,12 @@ td button {
   table.stacking td > * {
     grid-column: 2;
     overflow-wrap: anywhere;
+  }
+  /* On the narrowest phones (320 px) a client id or a button's label breaks rather than run over the card's edge. */
+  table.stacking td code.client-id,
+  table.stacking td a.button,
+  table.stacking td button {
+    white-space: normal;
   }
   table.stacking td form + form,
   table.stacking td a.button + form,
