@@ -6,6 +6,7 @@ import { challengeOf, type TokenScheme } from '../http/challenge';
 import { ApiError } from '../http/errors';
 import type { Authenticator } from './authenticator';
 import { AuthServerUnavailable, type Introspection } from './introspection';
+import { outageReport } from './outage-report';
 import type { SenderConstraint } from './sender-constraint';
 
 /** Who is calling, as the route handlers see it. */
@@ -87,12 +88,12 @@ function admit(result: Introspection, access: Access, scheme: TokenScheme): Call
   return { memberId: result.memberId, scopes: result.scopes, clientId: result.clientId };
 }
 
-async function unavailableAs503<T>(work: () => Promise<T>, logger: Logger): Promise<T> {
+async function unavailableAs503<T>(work: () => Promise<T>, report: (error: Error) => void): Promise<T> {
   try {
     return await work();
   } catch (error) {
     if (!(error instanceof AuthServerUnavailable)) throw error;
-    logger.error({ err: error }, 'authorization server unavailable');
+    report(error);
     throw new ApiError(
       503,
       'authorization_server_unavailable',
@@ -113,18 +114,19 @@ export function requireAccess(
   logger: Logger,
   senderConstraint?: SenderConstraint,
 ): Middleware {
+  const reportOutage = outageReport(logger);
   return async (ctx, next) => {
     // Bearer or DPoP (proof verified), personal-token checksum; before any introspection.
     const presented = senderConstraint ? await senderConstraint.present(ctx) : undefined;
     const bearer = bearerOf(ctx);
     if (!bearer) throw noToken(ctx.get('authorization') || undefined);
     const { scheme } = bearer;
-    const verdict = await unavailableAs503(() => authenticator.authenticate(bearer), logger);
+    const verdict = await unavailableAs503(() => authenticator.authenticate(bearer), reportOutage);
     // The token's DPoP binding matches how it was presented; the proof's jti is fresh.
     if (presented && senderConstraint) await senderConstraint.bind(presented, verdict.introspection);
     if (access === 'write') {
       // A write acts only on a confirmed answer.
-      ctx.state.caller = admit(await unavailableAs503(() => verdict.confirm(), logger), access, scheme);
+      ctx.state.caller = admit(await unavailableAs503(() => verdict.confirm(), reportOutage), access, scheme);
       await next();
       return;
     }
@@ -137,7 +139,7 @@ export function requireAccess(
     } catch (error) {
       failure = error;
     }
-    const confirmed = admit(await unavailableAs503(() => verdict.confirm(), logger), access, scheme);
+    const confirmed = admit(await unavailableAs503(() => verdict.confirm(), reportOutage), access, scheme);
     if (confirmed.memberId !== optimistic.memberId) throw invalidToken(scheme);
     if (failure !== undefined) throw failure;
   };
