@@ -63,11 +63,16 @@ export async function findSignInMember(
   db: Database,
   email: string,
 ): Promise<(MemberRow & { disabled_at: Date | null }) | undefined> {
-  // PostgreSQL text cannot hold NUL (it refuses the query): no member has such an address.
+  return membersWithAddress(db, email)?.first([...MEMBER_COLUMNS, 'disabled_at']);
+}
+
+/**
+ * The members row with this address as typed, compared as FOLDED_EMAIL says; none for an address
+ * PostgreSQL text cannot hold (NUL: it refuses the query), which no member has.
+ */
+function membersWithAddress(db: Database, email: string) {
   if (email.includes('\u0000')) return undefined;
-  return db('members')
-    .whereRaw(`lower(email) = ${FOLDED_EMAIL}`, [email.normalize('NFC')])
-    .first([...MEMBER_COLUMNS, 'disabled_at']);
+  return db('members').whereRaw(`lower(email) = ${FOLDED_EMAIL}`, [email.normalize('NFC')]);
 }
 
 /**
@@ -91,10 +96,7 @@ export async function findMemberRecord(db: Database, id: number): Promise<Member
 
 /** A member by e-mail address, disabled or not, compared as at sign-in (administration only). */
 export async function findMemberRecordByEmail(db: Database, email: string): Promise<MemberRecord | undefined> {
-  if (email.includes('\u0000')) return undefined;
-  return db('members')
-    .whereRaw(`lower(email) = ${FOLDED_EMAIL}`, [email.normalize('NFC')])
-    .first<MemberRecord | undefined>(RECORD_COLUMNS);
+  return membersWithAddress(db, email)?.first<MemberRecord | undefined>(RECORD_COLUMNS);
 }
 
 /** One page of members by id: up to `limit` + 1 rows, the extra one telling that more follow. */
