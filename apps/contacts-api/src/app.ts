@@ -16,6 +16,7 @@ import compose from 'koa-compose';
 import { Authenticator } from './auth/authenticator';
 import { introspectionClient, introspectionCredentialsCheck } from './auth/introspection';
 import { type Access, requireAccess, withRequiredScope } from './auth/middleware';
+import { outageReport } from './auth/outage-report';
 import { listenForRevocations } from './auth/revocation-listener';
 import { senderConstraint } from './auth/sender-constraint';
 import { TokenCache } from './auth/token-cache';
@@ -92,8 +93,10 @@ export async function createContactsApi({ db, config, logger }: ContactsApiDepen
   const invalidTokens = config.invalidTokenLimit
     ? invalidTokenLimit(db, config.invalidTokenLimit, authenticator, logger)
     : undefined;
+  // One report for the process: an outage is said once, whichever routes meet it.
+  const reportOutage = outageReport(logger);
   const access = (needed: Access): Middleware => {
-    const check = requireAccess(authenticator, needed, logger, constraint);
+    const check = requireAccess(authenticator, needed, reportOutage, constraint);
     return withRequiredScope(invalidTokens ? asRateLimit(compose([invalidTokens, check])) : check, needed);
   };
   const dependencies: RouteDependencies = {

@@ -1,4 +1,3 @@
-import type { Logger } from '@contacts/config';
 import { scopesGrant } from '@contacts/schemas';
 import type { Middleware } from 'koa';
 import { bearerOf, presentedScheme } from '../http/bearer';
@@ -6,7 +5,6 @@ import { challengeOf, type TokenScheme } from '../http/challenge';
 import { ApiError } from '../http/errors';
 import type { Authenticator } from './authenticator';
 import { AuthServerUnavailable, type Introspection } from './introspection';
-import { outageReport } from './outage-report';
 import type { SenderConstraint } from './sender-constraint';
 
 /** Who is calling, as the route handlers see it. */
@@ -111,10 +109,10 @@ async function unavailableAs503<T>(work: () => Promise<T>, report: (error: Error
 export function requireAccess(
   authenticator: Authenticator,
   access: Access,
-  logger: Logger,
+  /** Told of each request refused because the authorization server cannot be asked (outageReport). */
+  reportOutage: (error: Error) => void,
   senderConstraint?: SenderConstraint,
 ): Middleware {
-  const reportOutage = outageReport(logger);
   return async (ctx, next) => {
     // Bearer or DPoP (proof verified), personal-token checksum; before any introspection.
     const presented = senderConstraint ? await senderConstraint.present(ctx) : undefined;
